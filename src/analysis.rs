@@ -1,0 +1,439 @@
+//! Stage 3 of the pipeline: scope the rows, match Offline and Server rows of one submission exactly,
+//! and compute each pair's Server/Offline ratio.
+//!
+//! Scope is a fixed list of filters, each recorded with the row count after it. Two eligible rows
+//! match when the 27 key fields (all but Scenario, Result, Accuracy and Location) are equal both as
+//! typed JSON values and as raw CSV strings. Matching hashes the key, so it is linear in rows.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::config::{ArticleConfig, PairSelector};
+use crate::error::{Error, Result};
+use crate::summary::{Field, RowId, Summary, SummaryRow, Typed};
+
+/// Fields that differ between the Offline and Server rows of one submission.
+pub const NON_KEY_FIELDS: &[Field] = &[
+    Field::Scenario,
+    Field::Result,
+    Field::Accuracy,
+    Field::Location,
+];
+
+/// The fields that must be equal for two rows to match.
+pub fn key_fields() -> impl Iterator<Item = Field> {
+    Field::ALL
+        .iter()
+        .copied()
+        .filter(|f| !NON_KEY_FIELDS.contains(f))
+}
+
+/// A Server/Offline throughput ratio as a fraction (1.0 = the Server run matched Offline).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Ratio(pub f64);
+
+impl Ratio {
+    pub fn percent(self) -> f64 {
+        self.0 * 100.0
+    }
+}
+
+/// The two scenarios the analysis compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Scenario {
+    Offline,
+    Server,
+}
+
+impl Scenario {
+    fn of(row: &SummaryRow) -> Option<Scenario> {
+        if row.is_text(Field::Scenario, "Offline") {
+            Some(Scenario::Offline)
+        } else if row.is_text(Field::Scenario, "Server") {
+            Some(Scenario::Server)
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Scenario::Offline => "Offline",
+            Scenario::Server => "Server",
+        })
+    }
+}
+
+/// One scope filter.
+pub struct ScopeRule {
+    pub field: Field,
+    /// The rule as shown to readers, e.g. `Division = closed`.
+    pub rule: &'static str,
+    keep: fn(&SummaryRow) -> bool,
+}
+
+/// The scope filters, applied in this order.
+pub const SCOPE: &[ScopeRule] = &[
+    ScopeRule {
+        field: Field::Availability,
+        rule: "Availability = available",
+        keep: |r| r.is_text(Field::Availability, "available"),
+    },
+    ScopeRule {
+        field: Field::Division,
+        rule: "Division = closed",
+        keep: |r| r.is_text(Field::Division, "closed"),
+    },
+    ScopeRule {
+        field: Field::SystemType,
+        rule: "SystemType = datacenter",
+        keep: |r| r.is_text(Field::SystemType, "datacenter"),
+    },
+    ScopeRule {
+        field: Field::Inferred,
+        rule: "inferred = 0",
+        keep: |r| r.typed(Field::Inferred) == Typed::Int(0),
+    },
+    ScopeRule {
+        field: Field::Errors,
+        rule: "errors = 0",
+        keep: |r| r.typed(Field::Errors) == Typed::Int(0),
+    },
+    ScopeRule {
+        field: Field::Units,
+        rule: "Units = Tokens/s",
+        keep: |r| r.is_text(Field::Units, "Tokens/s"),
+    },
+    ScopeRule {
+        field: Field::Scenario,
+        rule: "Scenario is Offline or Server",
+        keep: |r| Scenario::of(r).is_some(),
+    },
+    ScopeRule {
+        field: Field::HasPower,
+        rule: "has_power = false",
+        keep: |r| r.typed(Field::HasPower) == Typed::Bool(false),
+    },
+    ScopeRule {
+        field: Field::DesignPowerWatts,
+        rule: "design_power_watts is null",
+        keep: |r| r.typed(Field::DesignPowerWatts) == Typed::Null,
+    },
+];
+
+/// The row count after one step of the walk-through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub name: String,
+    pub field: Option<&'static str>,
+    pub rows: usize,
+}
+
+/// Headline counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub rows: usize,
+    pub closed: usize,
+    pub open: usize,
+    pub eligible: usize,
+    pub pairs: usize,
+    pub unmatched: usize,
+    pub over_100: usize,
+}
+
+/// A complete Offline/Server pair of one submission.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub offline_id: RowId,
+    pub server_id: RowId,
+    pub organization: String,
+    pub system_name: String,
+    pub platform: String,
+    pub model: String,
+    /// The benchmark the model belongs to (MlperfModel), used to group the pairs.
+    pub benchmark: String,
+    pub accelerator: Option<String>,
+    pub total_accelerators: serde_json::Value,
+    /// Offline Result (tokens/s), from the CSV's full-precision text.
+    pub offline: f64,
+    /// Server Result (tokens/s), from the CSV's full-precision text.
+    pub server: f64,
+    pub ratio: Ratio,
+}
+
+/// Why an eligible row is not part of a pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnmatchedReason {
+    /// No row of the other scenario has the same key.
+    NoPartner { missing: Scenario },
+    /// The key holds more than one row of a scenario, so no pair is formed.
+    Duplicate { offline: usize, server: usize },
+}
+
+impl fmt::Display for UnmatchedReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnmatchedReason::NoPartner { missing } => {
+                write!(f, "no {missing} row with the same 27 key fields")
+            }
+            UnmatchedReason::Duplicate { offline, server } => write!(
+                f,
+                "duplicate rows for one key ({offline} Offline, {server} Server): not paired"
+            ),
+        }
+    }
+}
+
+impl Serialize for UnmatchedReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// An eligible row left without a pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unmatched {
+    pub id: RowId,
+    pub scenario: Scenario,
+    pub organization: String,
+    pub system_name: String,
+    pub model: String,
+    pub reason: UnmatchedReason,
+}
+
+/// A configured highlight and the pair it selected.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Highlight {
+    pub label: String,
+    pub offline_id: RowId,
+    pub server_id: RowId,
+    pub ratio: Ratio,
+    /// True when the highlight belongs to the group whose spread is `span_pp`.
+    pub in_span: bool,
+}
+
+/// Everything the analysis computes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    pub counts: Counts,
+    pub key_fields: Vec<&'static str>,
+    pub steps: Vec<Step>,
+    pub pairs: Vec<Pair>,
+    pub unmatched: Vec<Unmatched>,
+    pub highlights: Vec<Highlight>,
+    /// Largest minus smallest ratio among the span group's highlights, in percentage points.
+    pub span_pp: f64,
+}
+
+impl Analysis {
+    pub fn pair(&self, offline_id: RowId) -> Option<&Pair> {
+        self.pairs
+            .binary_search_by_key(&offline_id, |p| p.offline_id)
+            .ok()
+            .map(|i| &self.pairs[i])
+    }
+}
+
+/// Row indices of the eligible rows, with the walk-through of the scope.
+pub fn scope(summary: &Summary) -> (Vec<usize>, Vec<Step>) {
+    let mut kept: Vec<usize> = (0..summary.rows.len()).collect();
+    let mut steps = vec![Step {
+        name: "All rows of the summary".into(),
+        field: None,
+        rows: kept.len(),
+    }];
+    for rule in SCOPE {
+        kept.retain(|&i| (rule.keep)(&summary.rows[i]));
+        steps.push(Step {
+            name: rule.rule.into(),
+            field: Some(rule.field.name()),
+            rows: kept.len(),
+        });
+    }
+    (kept, steps)
+}
+
+/// The numeric Result of an eligible row: a positive finite number, read from the CSV text.
+fn result_of(row: &SummaryRow) -> Result<f64> {
+    let raw = row.raw(Field::Result);
+    match raw.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(Error::invalid(
+            format!("summary.csv row {}, field Result", row.id),
+            format!("expected a positive finite number, got {raw:?}"),
+        )),
+    }
+}
+
+fn text_of(row: &SummaryRow, f: Field) -> String {
+    row.raw(f).to_string()
+}
+
+/// Runs scope, matching, ratios and highlights.
+pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
+    let (eligible, steps) = scope(summary);
+    let rows = &summary.rows;
+    let results: Vec<f64> = eligible
+        .iter()
+        .map(|&i| result_of(&rows[i]))
+        .collect::<Result<_>>()?;
+
+    let keys: Vec<Field> = key_fields().collect();
+    // Group eligible rows by their key: (typed value, raw text) of every key field.
+    let mut groups: HashMap<Vec<(Typed, &str)>, Vec<usize>> =
+        HashMap::with_capacity(eligible.len());
+    for (pos, &i) in eligible.iter().enumerate() {
+        let row = &rows[i];
+        let key = keys.iter().map(|&f| (row.typed(f), row.raw(f))).collect();
+        groups.entry(key).or_default().push(pos);
+    }
+
+    let mut pairs = Vec::new();
+    let mut unmatched = Vec::new();
+    for members in groups.values() {
+        let (mut offline, mut server) = (Vec::new(), Vec::new());
+        for &pos in members {
+            match Scenario::of(&rows[eligible[pos]]) {
+                Some(Scenario::Offline) => offline.push(pos),
+                Some(Scenario::Server) => server.push(pos),
+                None => unreachable!("scope keeps only Offline and Server rows"),
+            }
+        }
+        if let ([o], [s]) = (offline.as_slice(), server.as_slice()) {
+            let (orow, srow) = (&rows[eligible[*o]], &rows[eligible[*s]]);
+            let (offline_result, server_result) = (results[*o], results[*s]);
+            pairs.push(Pair {
+                offline_id: orow.id,
+                server_id: srow.id,
+                organization: text_of(orow, Field::Organization),
+                system_name: text_of(orow, Field::SystemName),
+                platform: text_of(orow, Field::Platform),
+                model: text_of(orow, Field::Model),
+                benchmark: text_of(orow, Field::MlperfModel),
+                accelerator: match orow.typed(Field::AcceleratorModelName) {
+                    Typed::Null => None,
+                    _ => Some(text_of(orow, Field::AcceleratorModelName)),
+                },
+                total_accelerators: orow.cell(Field::TotalAccelerators).to_json(),
+                offline: offline_result,
+                server: server_result,
+                ratio: Ratio(server_result / offline_result),
+            });
+            continue;
+        }
+        let reason = if offline.is_empty() || server.is_empty() {
+            UnmatchedReason::NoPartner {
+                missing: if offline.is_empty() {
+                    Scenario::Offline
+                } else {
+                    Scenario::Server
+                },
+            }
+        } else {
+            UnmatchedReason::Duplicate {
+                offline: offline.len(),
+                server: server.len(),
+            }
+        };
+        for &pos in members {
+            let row = &rows[eligible[pos]];
+            unmatched.push(Unmatched {
+                id: row.id,
+                scenario: Scenario::of(row).expect("scoped"),
+                organization: text_of(row, Field::Organization),
+                system_name: text_of(row, Field::SystemName),
+                model: text_of(row, Field::Model),
+                reason: reason.clone(),
+            });
+        }
+    }
+    pairs.sort_by_key(|p| p.offline_id);
+    unmatched.sort_by_key(|u| u.id);
+
+    let highlights = config
+        .highlights
+        .iter()
+        .map(|sel| {
+            let pair = select(&pairs, sel)?;
+            Ok(Highlight {
+                label: sel.label.clone(),
+                offline_id: pair.offline_id,
+                server_id: pair.server_id,
+                ratio: pair.ratio,
+                in_span: pair.organization == config.span.organization
+                    && pair.platform == config.span.platform,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let span: Vec<f64> = highlights
+        .iter()
+        .filter(|h| h.in_span)
+        .map(|h| h.ratio.percent())
+        .collect();
+    if span.len() < 2 {
+        return Err(Error::Config {
+            file: crate::config::CONFIG_PATH.into(),
+            message: format!(
+                "span selects {} highlights ({} {}); at least two are needed",
+                span.len(),
+                config.span.organization,
+                config.span.platform
+            ),
+        });
+    }
+    let max = span.iter().copied().fold(f64::MIN, f64::max);
+    let min = span.iter().copied().fold(f64::MAX, f64::min);
+
+    let counts = Counts {
+        rows: rows.len(),
+        closed: rows
+            .iter()
+            .filter(|r| r.is_text(Field::Division, "closed"))
+            .count(),
+        open: rows
+            .iter()
+            .filter(|r| r.is_text(Field::Division, "open"))
+            .count(),
+        eligible: eligible.len(),
+        pairs: pairs.len(),
+        unmatched: unmatched.len(),
+        over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
+    };
+    Ok(Analysis {
+        counts,
+        key_fields: keys.iter().map(|f| f.name()).collect(),
+        steps,
+        pairs,
+        unmatched,
+        highlights,
+        span_pp: max - min,
+    })
+}
+
+fn select<'a>(pairs: &'a [Pair], sel: &PairSelector) -> Result<&'a Pair> {
+    let mut found = pairs.iter().filter(|p| {
+        p.organization == sel.organization && p.platform == sel.platform && p.model == sel.model
+    });
+    match (found.next(), found.next()) {
+        (Some(p), None) => Ok(p),
+        (first, second) => Err(Error::Config {
+            file: crate::config::CONFIG_PATH.into(),
+            message: format!(
+                "highlight {:?} ({} / {} / {}) selects {} pairs; exactly one is required",
+                sel.label,
+                sel.organization,
+                sel.platform,
+                sel.model,
+                match (first, second) {
+                    (None, _) => "no".to_string(),
+                    _ => format!("{}", 2 + found.count()),
+                }
+            ),
+        }),
+    }
+}

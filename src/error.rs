@@ -1,0 +1,84 @@
+//! The pipeline's error type: every failure is one line naming the file, the row or field, and what
+//! was expected, so a reader can act on it without a backtrace.
+
+use std::path::PathBuf;
+
+/// Any failure of a pipeline stage.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}: {message}")]
+    Manifest { file: String, message: String },
+    #[error("{file}: input `{name}` {what} mismatch: expected {expected}, got {actual}")]
+    Mismatch {
+        file: String,
+        name: String,
+        what: &'static str,
+        expected: String,
+        actual: String,
+    },
+    #[error("input `{name}`: {message}")]
+    Acquire { name: String, message: String },
+    #[error("{url}: download failed: {message}")]
+    Download { url: String, message: String },
+    #[error("{file}: {location}: {message}")]
+    Parse {
+        file: String,
+        location: String,
+        message: String,
+    },
+    #[error("{0}")]
+    Disagree(Box<Disagreement>),
+    #[error("{file}: {message}")]
+    Config { file: String, message: String },
+    #[error("{context}: {message}")]
+    Invalid { context: String, message: String },
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn parse(
+        file: impl Into<String>,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Parse {
+            file: file.into(),
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn invalid(context: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Invalid {
+            context: context.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A cell on which summary.csv and summary.json disagree.
+#[derive(Debug, thiserror::Error)]
+#[error("{csv_file} vs {json_file}: row {row}, field `{field}`: CSV has {csv:?}, JSON has {json}")]
+pub struct Disagreement {
+    pub csv_file: String,
+    pub json_file: String,
+    pub row: String,
+    pub field: String,
+    pub csv: String,
+    pub json: String,
+}
+
+/// Result alias of the pipeline.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,496 @@
+//! Stage 1 of the pipeline: acquire every pinned upstream input and verify it.
+//!
+//! The committed manifest (`data/inputs.json`) pins each input by repository, commit, path, size,
+//! SHA-256 and git blob SHA-1. An input is taken from the verified cache (`data/cache/`), else from a
+//! local mirror laid out as `<owner>/<repo>/<path>`, else downloaded from its pinned HTTPS URL. Every
+//! copy is checked before use; a mismatch is a hard error naming the file and both hashes.
+
+use std::fmt;
+use std::fs;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// The manifest as committed in the repository (compiled into the binary, so the build and its
+/// source always agree).
+pub const MANIFEST_PATH: &str = "data/inputs.json";
+const MANIFEST_TEXT: &str = include_str!("../data/inputs.json");
+
+/// Default folder of the verified cache, relative to the project root.
+pub const DEFAULT_CACHE: &str = "data/cache";
+/// Default mirror, used only when the folder exists.
+pub const DEFAULT_MIRROR: &str = "../shared/upstream";
+
+/// A lowercase hexadecimal digest (SHA-256 or SHA-1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HexDigest(String);
+
+impl HexDigest {
+    fn of_bytes(bytes: &[u8]) -> Self {
+        let mut s = String::with_capacity(bytes.len() * 2);
+        for b in bytes {
+            use fmt::Write;
+            let _ = write!(s, "{b:02x}");
+        }
+        HexDigest(s)
+    }
+
+    /// SHA-256 of `bytes`.
+    pub fn sha256(bytes: &[u8]) -> Self {
+        Self::of_bytes(&Sha256::digest(bytes))
+    }
+
+    /// The id git gives a file: `sha1("blob <len>\0" + bytes)`.
+    pub fn git_blob_sha1(bytes: &[u8]) -> Self {
+        let mut h = Sha1::new();
+        h.update(format!("blob {}\0", bytes.len()).as_bytes());
+        h.update(bytes);
+        Self::of_bytes(&h.finalize())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    fn is_well_formed(&self, len: usize) -> bool {
+        self.0.len() == len
+            && self
+                .0
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    }
+}
+
+impl fmt::Display for HexDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What role an input plays in the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InputKind {
+    SummaryCsv,
+    SummaryJson,
+    License,
+    LoadgenSummary,
+    LoadgenDetail,
+    Accuracy,
+}
+
+/// One upstream file pinned by the manifest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PinnedInput {
+    /// Logical name, unique in the manifest.
+    pub name: String,
+    pub kind: InputKind,
+    /// `<owner>/<repo>` on GitHub.
+    pub repository: String,
+    /// Full commit hash the file is pinned at.
+    pub commit: String,
+    /// Path of the file inside the repository.
+    pub path: String,
+    /// HTTPS URL of the file at that commit.
+    pub url: String,
+    pub size: u64,
+    pub sha256: HexDigest,
+    pub git_blob_sha1: HexDigest,
+    /// SPDX licence identifier.
+    pub license: String,
+    /// Date (YYYY-MM-DD) the file was acquired and pinned.
+    pub acquired: String,
+}
+
+impl PinnedInput {
+    /// Relative location of the file under a mirror: `<owner>/<repo>/<path>`.
+    pub fn mirror_path(&self) -> PathBuf {
+        Path::new(&self.repository).join(&self.path)
+    }
+
+    /// Relative location of the file in the cache: `<owner>/<repo>/<commit>/<path>`.
+    pub fn cache_path(&self) -> PathBuf {
+        Path::new(&self.repository)
+            .join(&self.commit)
+            .join(&self.path)
+    }
+
+    /// Checks `bytes` against the pin; `file` names where the bytes came from.
+    pub fn verify(&self, file: &Path, bytes: &[u8]) -> Result<()> {
+        let mismatch = |what, expected: String, actual: String| Error::Mismatch {
+            file: file.display().to_string(),
+            name: self.name.clone(),
+            what,
+            expected,
+            actual,
+        };
+        if bytes.len() as u64 != self.size {
+            return Err(mismatch(
+                "size",
+                format!("{} bytes", self.size),
+                format!("{} bytes", bytes.len()),
+            ));
+        }
+        let sha = HexDigest::sha256(bytes);
+        if sha != self.sha256 {
+            return Err(mismatch("SHA-256", self.sha256.0.clone(), sha.0));
+        }
+        let blob = HexDigest::git_blob_sha1(bytes);
+        if blob != self.git_blob_sha1 {
+            return Err(mismatch(
+                "git blob SHA-1",
+                self.git_blob_sha1.0.clone(),
+                blob.0,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The committed manifest of pinned inputs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputManifest {
+    pub about: String,
+    /// Fixed timestamp (RFC 3339, UTC) used for every zip entry when `SOURCE_DATE_EPOCH` is unset.
+    pub source_date: String,
+    pub inputs: Vec<PinnedInput>,
+}
+
+impl InputManifest {
+    /// The manifest compiled into this binary.
+    pub fn committed() -> Result<Self> {
+        Self::parse(MANIFEST_PATH, MANIFEST_TEXT)
+    }
+
+    /// Parses and checks a manifest text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self> {
+        let err = |message: String| Error::Manifest {
+            file: file.to_string(),
+            message,
+        };
+        let manifest: InputManifest =
+            serde_json::from_str(text).map_err(|e| err(format!("invalid manifest: {e}")))?;
+        let mut names = std::collections::BTreeSet::new();
+        for pin in &manifest.inputs {
+            let ctx = |m: &str| err(format!("input `{}`: {m}", pin.name));
+            if !names.insert(pin.name.as_str()) {
+                return Err(ctx("duplicate name"));
+            }
+            if !pin.sha256.is_well_formed(64) {
+                return Err(ctx("sha256 must be 64 lowercase hex digits"));
+            }
+            if !pin.git_blob_sha1.is_well_formed(40) {
+                return Err(ctx("git_blob_sha1 must be 40 lowercase hex digits"));
+            }
+            if pin.commit.len() != 40 || !pin.commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(ctx("commit must be a full 40-digit hash"));
+            }
+            if pin.repository.split('/').count() != 2 || !is_safe_relative(&pin.repository) {
+                return Err(ctx("repository must be `<owner>/<repo>`"));
+            }
+            if !is_safe_relative(&pin.path) {
+                return Err(ctx("path must be relative, without `..`"));
+            }
+            let expected_suffix = format!("/{}/{}/{}", pin.repository, pin.commit, pin.path);
+            if !pin.url.starts_with("https://") || !pin.url.ends_with(&expected_suffix) {
+                return Err(ctx(&format!(
+                    "url must be https and end with `{expected_suffix}`"
+                )));
+            }
+        }
+        parse_source_date(&manifest.source_date).map_err(|m| err(format!("source_date: {m}")))?;
+        Ok(manifest)
+    }
+
+    /// Seconds since the Unix epoch of `source_date`.
+    pub fn source_date_epoch(&self) -> i64 {
+        parse_source_date(&self.source_date).unwrap_or(0)
+    }
+
+    pub fn of_kind(&self, kind: InputKind) -> impl Iterator<Item = &PinnedInput> {
+        self.inputs.iter().filter(move |p| p.kind == kind)
+    }
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SSZ` into Unix seconds.
+fn parse_source_date(s: &str) -> std::result::Result<i64, String> {
+    let bad = || format!("expected YYYY-MM-DDTHH:MM:SSZ, got {s:?}");
+    let b = s.as_bytes();
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[19] != b'Z' {
+        return Err(bad());
+    }
+    let num = |r: std::ops::Range<usize>| s[r].parse::<i64>().map_err(|_| bad());
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1980..=2107).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return Err(bad());
+    }
+    if hh > 23 || mm > 59 || ss > 59 {
+        return Err(bad());
+    }
+    Ok(days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// True when `p` is a relative path made only of normal components.
+pub fn is_safe_relative(p: &str) -> bool {
+    !p.is_empty()
+        && !p.contains('\\')
+        && Path::new(p)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Where an input's verified bytes came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Cache(PathBuf),
+    Mirror(PathBuf),
+    Download(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Cache(p) => write!(f, "cache {}", p.display()),
+            Origin::Mirror(p) => write!(f, "mirror {}", p.display()),
+            Origin::Download(u) => write!(f, "download {u}"),
+        }
+    }
+}
+
+/// An input whose bytes matched its pin.
+#[derive(Debug, Clone)]
+pub struct VerifiedInput {
+    pub pin: PinnedInput,
+    pub bytes: Vec<u8>,
+    pub origin: Origin,
+}
+
+/// Every pinned input, verified, in manifest order.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    pub manifest: InputManifest,
+    pub files: Vec<VerifiedInput>,
+}
+
+impl Inputs {
+    /// The single input of `kind` (summary CSV, summary JSON, licence).
+    pub fn single(&self, kind: InputKind) -> Result<&VerifiedInput> {
+        let mut it = self.files.iter().filter(|f| f.pin.kind == kind);
+        match (it.next(), it.next()) {
+            (Some(f), None) => Ok(f),
+            _ => Err(Error::Manifest {
+                file: MANIFEST_PATH.into(),
+                message: format!("expected exactly one input of kind {kind:?}"),
+            }),
+        }
+    }
+
+    /// The input pinned at `<repository>/<path>`, if any.
+    pub fn by_path(&self, repository: &str, path: &str) -> Option<&VerifiedInput> {
+        self.files
+            .iter()
+            .find(|f| f.pin.repository == repository && f.pin.path == path)
+    }
+}
+
+/// Where to look for inputs.
+#[derive(Debug, Clone)]
+pub struct AcquireOptions {
+    pub cache_dir: PathBuf,
+    /// A local mirror; `None` skips the mirror step.
+    pub mirror: Option<PathBuf>,
+    /// Replaces the `https://<host>` part of pinned URLs (tests point it at 127.0.0.1).
+    pub download_base: Option<String>,
+    /// When false, an input that is neither cached nor mirrored is an error instead of a download.
+    pub allow_download: bool,
+}
+
+/// Acquires and verifies every input of `manifest`.
+pub fn acquire(manifest: InputManifest, opts: &AcquireOptions) -> Result<Inputs> {
+    if let Some(m) = &opts.mirror {
+        if !m.is_dir() {
+            return Err(Error::Acquire {
+                name: "*".into(),
+                message: format!("mirror folder {} does not exist", m.display()),
+            });
+        }
+    }
+    let files = manifest
+        .inputs
+        .iter()
+        .map(|pin| acquire_one(pin, opts))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Inputs { manifest, files })
+}
+
+fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput> {
+    let cached = opts.cache_dir.join(pin.cache_path());
+    if cached.is_file() {
+        let bytes = read_file(&cached)?;
+        pin.verify(&cached, &bytes)?;
+        return Ok(VerifiedInput {
+            pin: pin.clone(),
+            bytes,
+            origin: Origin::Cache(cached),
+        });
+    }
+    if let Some(mirror) = &opts.mirror {
+        let mirrored = mirror.join(pin.mirror_path());
+        if mirrored.is_file() {
+            let bytes = read_file(&mirrored)?;
+            pin.verify(&mirrored, &bytes)?;
+            store(&cached, &bytes)?;
+            return Ok(VerifiedInput {
+                pin: pin.clone(),
+                bytes,
+                origin: Origin::Mirror(mirrored),
+            });
+        }
+    }
+    if !opts.allow_download {
+        return Err(Error::Acquire {
+            name: pin.name.clone(),
+            message: format!(
+                "not in the cache ({}){} and downloads are disabled",
+                cached.display(),
+                match &opts.mirror {
+                    Some(m) => format!(" nor in the mirror {}", m.display()),
+                    None => String::new(),
+                }
+            ),
+        });
+    }
+    let url = download_url(pin, opts.download_base.as_deref());
+    let bytes = download(&url, pin.size)?;
+    pin.verify(Path::new(&url), &bytes)?;
+    store(&cached, &bytes)?;
+    Ok(VerifiedInput {
+        pin: pin.clone(),
+        bytes,
+        origin: Origin::Download(url),
+    })
+}
+
+/// The pinned URL, with its scheme and host replaced by `base` when given.
+pub fn download_url(pin: &PinnedInput, base: Option<&str>) -> String {
+    match base {
+        None => pin.url.clone(),
+        Some(base) => {
+            let after_scheme = pin.url.trim_start_matches("https://");
+            let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+            format!("{}{}", base.trim_end_matches('/'), path)
+        }
+    }
+}
+
+fn download(url: &str, expected_size: u64) -> Result<Vec<u8>> {
+    let fail = |message: String| Error::Download {
+        url: url.to_string(),
+        message,
+    };
+    let agent = ureq::Agent::new_with_config(
+        ureq::Agent::config_builder()
+            .timeout_global(Some(std::time::Duration::from_secs(120)))
+            .build(),
+    );
+    let response = agent.get(url).call().map_err(|e| fail(e.to_string()))?;
+    let mut bytes = Vec::with_capacity(expected_size as usize);
+    response
+        .into_body()
+        .into_reader()
+        .take(expected_size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(bytes)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).map_err(|e| Error::io(path, e))
+}
+
+/// Writes `bytes` to `path` through a temporary file, so a cache entry is never half-written.
+fn store(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let tmp = path.with_extension(format!("partial-{}", std::process::id()));
+    fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_blob_sha1_matches_git_for_known_content() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(
+            HexDigest::git_blob_sha1(b"hello\n").as_str(),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        // `printf '' | sha256sum`
+        assert_eq!(
+            HexDigest::sha256(b"").as_str(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn committed_manifest_is_well_formed() {
+        let m = InputManifest::committed().unwrap();
+        assert_eq!(m.of_kind(InputKind::SummaryCsv).count(), 1);
+        assert_eq!(m.of_kind(InputKind::SummaryJson).count(), 1);
+        // 2026-11-30T00:00:00Z: `date -u -d 2026-11-30 +%s`
+        assert_eq!(m.source_date_epoch(), 1_795_996_800);
+    }
+
+    #[test]
+    fn unsafe_paths_are_rejected() {
+        assert!(is_safe_relative("closed/a/b.txt"));
+        assert!(!is_safe_relative("../x"));
+        assert!(!is_safe_relative("/etc/passwd"));
+        assert!(!is_safe_relative("a/../../b"));
+        assert!(!is_safe_relative(""));
+    }
+
+    #[test]
+    fn download_base_replaces_scheme_and_host() {
+        let m = InputManifest::committed().unwrap();
+        let pin = &m.inputs[0];
+        let url = download_url(pin, Some("http://127.0.0.1:9/"));
+        assert!(url.starts_with("http://127.0.0.1:9/mlcommons/inference_results_v6.1/"));
+        assert!(url.ends_with("/summary.csv"));
+    }
+
+    #[test]
+    fn verify_names_file_and_both_hashes() {
+        let m = InputManifest::committed().unwrap();
+        let mut pin = m.inputs[0].clone();
+        pin.size = 3;
+        let err = pin.verify(Path::new("x/summary.csv"), b"abc").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("x/summary.csv: input `summary.csv` SHA-256 mismatch"));
+        assert!(msg.contains(pin.sha256.as_str()));
+        assert!(msg.contains(HexDigest::sha256(b"abc").as_str()));
+    }
+}

@@ -1,0 +1,16 @@
+//! `scenario-ratios` builds the article "The Server/Offline ratio is workload-specific" and its
+//! reproducibility bundle from pinned MLPerf Inference v6.1 results.
+//!
+//! The pipeline is linear, one module per stage: [`inputs`] (acquire and verify) → [`summary`]
+//! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → outputs. [`pipeline`] runs the
+//! stages; `main.rs` only parses the command line.
+
+pub mod analysis;
+pub mod config;
+pub mod dist;
+pub mod error;
+pub mod inputs;
+pub mod pipeline;
+pub mod summary;
+
+pub use error::{Error, Result};

@@ -1,0 +1,98 @@
+//! Command line of `scenario-ratios`: parses arguments and calls the pipeline.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use scenario_ratios::inputs::{AcquireOptions, DEFAULT_CACHE, DEFAULT_MIRROR};
+use scenario_ratios::pipeline::{self, BuildOptions};
+
+/// Builds "The Server/Offline ratio is workload-specific" from pinned MLPerf Inference v6.1 results.
+#[derive(Parser)]
+#[command(version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Acquire the inputs, run the analysis and write the output folder (the default).
+    Build(BuildArgs),
+}
+
+#[derive(Args, Clone)]
+struct BuildArgs {
+    /// Local mirror of upstream files, laid out as <owner>/<repo>/<path>
+    /// [default: ../shared/upstream when that folder exists]
+    #[arg(long, env = "UPSTREAM_MIRROR", value_name = "DIR")]
+    mirror: Option<PathBuf>,
+    /// Output folder, replaced whole when the build succeeds.
+    #[arg(long, default_value = "dist", value_name = "DIR")]
+    out: PathBuf,
+    /// Folder of verified input copies.
+    #[arg(long, default_value = DEFAULT_CACHE, value_name = "DIR")]
+    cache: PathBuf,
+    /// Never download: fail when an input is neither cached nor mirrored.
+    #[arg(long)]
+    offline: bool,
+    /// Use this input manifest instead of the committed data/inputs.json.
+    #[arg(long, value_name = "FILE", hide = true)]
+    manifest: Option<PathBuf>,
+    /// Replace the scheme and host of pinned URLs (for testing against a local server).
+    #[arg(
+        long,
+        env = "SCENARIO_RATIOS_DOWNLOAD_BASE",
+        value_name = "URL",
+        hide = true
+    )]
+    download_base: Option<String>,
+}
+
+impl BuildArgs {
+    fn options(self) -> BuildOptions {
+        let mirror = self.mirror.or_else(|| {
+            let default = PathBuf::from(DEFAULT_MIRROR);
+            default.is_dir().then_some(default)
+        });
+        BuildOptions {
+            acquire: AcquireOptions {
+                cache_dir: self.cache,
+                mirror,
+                download_base: self.download_base,
+                allow_download: !self.offline,
+            },
+            out: self.out,
+            manifest: self.manifest,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command.unwrap_or(Command::Build(cli.build)) {
+        Command::Build(args) => pipeline::build(&args.options()).map(|report| {
+            let c = &report.analysis.counts;
+            eprintln!("{}", report.input_summary());
+            println!(
+                "{} rows, {} eligible, {} pairs, {} unmatched; wrote {} files to {}",
+                c.rows,
+                c.eligible,
+                c.pairs,
+                c.unmatched,
+                report.files,
+                report.out.display()
+            );
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! Stage 2 of the pipeline: load `summary.csv` and `summary.json` into typed rows and cross-check them.
+//!
+//! The two files describe the same 31-field rows. Each cell keeps the raw CSV string and the typed
+//! value of the JSON file; the loader refuses any disagreement between the two, naming the row ID,
+//! the field and both values.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::Serialize;
+
+use crate::error::{Disagreement, Error, Result};
+
+macro_rules! fields {
+    ($($variant:ident => $name:literal),+ $(,)?) => {
+        /// A column of the results summary, in file order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Field { $($variant),+ }
+
+        impl Field {
+            /// Every field, in the order both files use.
+            pub const ALL: &'static [Field] = &[$(Field::$variant),+];
+
+            /// The column name as written in the files.
+            pub fn name(self) -> &'static str {
+                match self { $(Field::$variant => $name),+ }
+            }
+        }
+    };
+}
+
+fields! {
+    Organization => "Organization",
+    Availability => "Availability",
+    Division => "Division",
+    SystemType => "SystemType",
+    SystemName => "SystemName",
+    Platform => "Platform",
+    Model => "Model",
+    MlperfModel => "MlperfModel",
+    Scenario => "Scenario",
+    Result => "Result",
+    Accuracy => "Accuracy",
+    NumberOfNodes => "number_of_nodes",
+    HostProcessorModelName => "host_processor_model_name",
+    HostProcessorsPerNode => "host_processors_per_node",
+    HostProcessorCoreCount => "host_processor_core_count",
+    AcceleratorModelName => "accelerator_model_name",
+    AcceleratorsPerNode => "accelerators_per_node",
+    TotalAccelerators => "total_accelerators",
+    Location => "Location",
+    Framework => "framework",
+    OperatingSystem => "operating_system",
+    Notes => "notes",
+    Compliance => "compliance",
+    Errors => "errors",
+    Version => "version",
+    Inferred => "inferred",
+    HasPower => "has_power",
+    Units => "Units",
+    WeightDataTypes => "weight_data_types",
+    DesignPowerWatts => "design_power_watts",
+    PrivateId => "PrivateID",
+}
+
+/// Number of columns in both summary files.
+pub const FIELD_COUNT: usize = 31;
+
+/// CSV spellings that stand for a JSON `null` (all seen in the real v6.1 files).
+pub const MISSING_SPELLINGS: &[&str] = &["", "None", "N/A"];
+
+/// Decimal places the JSON file keeps for non-integer numbers (the CSV keeps more).
+pub const JSON_DECIMALS: i32 = 10;
+
+/// The ID of a row: its JSON object key, equal to its 0-based position in the CSV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(into = "String")]
+pub struct RowId(pub u32);
+
+impl fmt::Display for RowId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl From<RowId> for String {
+    fn from(id: RowId) -> String {
+        id.to_string()
+    }
+}
+
+/// The JSON file's typed value of a cell. A JSON string is always equal to the raw CSV text, so
+/// `Text` carries no copy of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Typed {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// A non-integer number, stored as its IEEE bits so the value can key a hash map.
+    Float(u64),
+    Text,
+}
+
+impl Typed {
+    pub fn float(self) -> Option<f64> {
+        match self {
+            Typed::Float(bits) => Some(f64::from_bits(bits)),
+            Typed::Int(i) => Some(i as f64),
+            _ => None,
+        }
+    }
+}
+
+/// One cell: the raw CSV string and the JSON file's typed value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub raw: Box<str>,
+    pub typed: Typed,
+}
+
+impl Cell {
+    /// The cell as a JSON value (what summary.json holds).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self.typed {
+            Typed::Null => Value::Null,
+            Typed::Bool(b) => Value::Bool(b),
+            Typed::Int(i) => Value::from(i),
+            Typed::Float(bits) => Value::from(f64::from_bits(bits)),
+            Typed::Text => Value::String(self.raw.to_string()),
+        }
+    }
+}
+
+/// One result row with all 31 cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    pub id: RowId,
+    cells: Box<[Cell]>,
+}
+
+impl SummaryRow {
+    pub fn cell(&self, f: Field) -> &Cell {
+        &self.cells[f as usize]
+    }
+
+    pub fn raw(&self, f: Field) -> &str {
+        &self.cells[f as usize].raw
+    }
+
+    pub fn typed(&self, f: Field) -> Typed {
+        self.cells[f as usize].typed
+    }
+
+    /// True when the JSON value is the string `s`.
+    pub fn is_text(&self, f: Field, s: &str) -> bool {
+        let c = self.cell(f);
+        c.typed == Typed::Text && &*c.raw == s
+    }
+
+    pub fn cells(&self) -> impl Iterator<Item = (Field, &Cell)> {
+        Field::ALL.iter().copied().zip(self.cells.iter())
+    }
+}
+
+/// Both summary files, loaded and cross-checked.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub rows: Vec<SummaryRow>,
+}
+
+/// Names used for the two files in error messages.
+#[derive(Debug, Clone, Copy)]
+pub struct FileNames<'a> {
+    pub csv: &'a str,
+    pub json: &'a str,
+}
+
+impl Default for FileNames<'_> {
+    fn default() -> Self {
+        FileNames {
+            csv: "summary.csv",
+            json: "summary.json",
+        }
+    }
+}
+
+/// Parses both files and checks that they hold the same rows, fields and values.
+pub fn load(csv_bytes: &[u8], json_bytes: &[u8], names: FileNames<'_>) -> Result<Summary> {
+    let csv_rows = parse_csv(csv_bytes, names.csv)?;
+    let json_rows = parse_json(json_bytes, names.json)?;
+    if csv_rows.len() != json_rows.len() {
+        return Err(Error::parse(
+            names.json,
+            "top level",
+            format!(
+                "{} rows, but {} has {} rows",
+                json_rows.len(),
+                names.csv,
+                csv_rows.len()
+            ),
+        ));
+    }
+    let rows = csv_rows
+        .into_iter()
+        .zip(json_rows)
+        .enumerate()
+        .map(|(i, (raw, json))| cross_check(i, raw, json, names))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Summary { rows })
+}
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// Reads the CSV into raw records of exactly 31 strings, after checking the header.
+fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<Vec<Box<str>>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(strip_bom(bytes));
+    let mut records = reader.records();
+    let header = match records.next() {
+        None => {
+            return Err(Error::parse(
+                file,
+                "line 1",
+                "empty file, expected a header",
+            ))
+        }
+        Some(h) => h.map_err(|e| csv_error(file, &e))?,
+    };
+    check_header(header.iter(), file, "header")?;
+    let mut rows = Vec::new();
+    for (i, rec) in records.enumerate() {
+        let rec = rec.map_err(|e| csv_error(file, &e))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        if rec.len() != FIELD_COUNT {
+            return Err(Error::parse(
+                file,
+                format!("line {line} (row {i})"),
+                format!("expected {FIELD_COUNT} fields, found {}", rec.len()),
+            ));
+        }
+        rows.push(rec.iter().map(Box::from).collect());
+    }
+    Ok(rows)
+}
+
+fn csv_error(file: &str, e: &csv::Error) -> Error {
+    let line = e
+        .position()
+        .map_or(String::from("?"), |p| p.line().to_string());
+    let message = match e.kind() {
+        csv::ErrorKind::Utf8 { err, .. } => {
+            format!("invalid UTF-8 in field {}", err.field() + 1)
+        }
+        _ => e.to_string(),
+    };
+    Error::parse(file, format!("line {line}"), message)
+}
+
+fn check_header<'a>(names: impl Iterator<Item = &'a str>, file: &str, place: &str) -> Result<()> {
+    let names: Vec<&str> = names.collect();
+    if names.len() != FIELD_COUNT {
+        return Err(Error::parse(
+            file,
+            place,
+            format!("expected {FIELD_COUNT} fields, found {}", names.len()),
+        ));
+    }
+    for (got, want) in names.iter().zip(Field::ALL) {
+        if *got != want.name() {
+            return Err(Error::parse(
+                file,
+                place,
+                format!("expected field `{}`, found `{got}`", want.name()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One JSON row: its key and its fields in file order.
+type JsonRow = (String, Vec<(String, serde_json::Value)>);
+
+/// Reads the JSON object of rows, keeping the order of keys and fields.
+fn parse_json(bytes: &[u8], file: &str) -> Result<Vec<JsonRow>> {
+    struct Rows;
+    impl<'de> Visitor<'de> for Rows {
+        type Value = Vec<JsonRow>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object of rows keyed by row ID")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut rows = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let fields = map.next_value_seed(Fields)?;
+                rows.push((key, fields));
+            }
+            Ok(rows)
+        }
+    }
+    struct Fields;
+    impl<'de> DeserializeSeed<'de> for Fields {
+        type Value = Vec<(String, serde_json::Value)>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Fields {
+        type Value = Vec<(String, serde_json::Value)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object of fields")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut fields = Vec::with_capacity(FIELD_COUNT);
+            while let Some(entry) = map.next_entry()? {
+                fields.push(entry);
+            }
+            Ok(fields)
+        }
+    }
+    let text = std::str::from_utf8(strip_bom(bytes))
+        .map_err(|e| Error::parse(file, format!("byte {}", e.valid_up_to()), "invalid UTF-8"))?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let rows = de
+        .deserialize_map(Rows)
+        .and_then(|r| de.end().map(|()| r))
+        .map_err(|e| {
+            Error::parse(
+                file,
+                format!("line {} column {}", e.line(), e.column()),
+                e.to_string(),
+            )
+        })?;
+    Ok(rows)
+}
+
+fn cross_check(
+    index: usize,
+    raw: Vec<Box<str>>,
+    (key, fields): JsonRow,
+    names: FileNames<'_>,
+) -> Result<SummaryRow> {
+    let id = RowId(index as u32);
+    if key != id.to_string() {
+        return Err(Error::parse(
+            names.json,
+            format!("row {index}"),
+            format!("expected row ID \"{id}\" (the CSV order), found {key:?}"),
+        ));
+    }
+    check_header(
+        fields.iter().map(|(k, _)| k.as_str()),
+        names.json,
+        &format!("row {id}"),
+    )?;
+    let cells = raw
+        .into_iter()
+        .zip(fields)
+        .zip(Field::ALL)
+        .map(|((raw, (_, json)), &field)| {
+            let typed = agree(&raw, &json).ok_or_else(|| {
+                Error::Disagree(Box::new(Disagreement {
+                    csv_file: names.csv.to_string(),
+                    json_file: names.json.to_string(),
+                    row: id.to_string(),
+                    field: field.name().to_string(),
+                    csv: raw.to_string(),
+                    json: json.to_string(),
+                }))
+            })?;
+            Ok(Cell { raw, typed })
+        })
+        .collect::<Result<Box<[Cell]>>>()?;
+    Ok(SummaryRow { id, cells })
+}
+
+/// The typed value of a cell when the CSV text and the JSON value agree, else `None`.
+fn agree(raw: &str, json: &serde_json::Value) -> Option<Typed> {
+    use serde_json::Value;
+    match json {
+        Value::Null => MISSING_SPELLINGS.contains(&raw).then_some(Typed::Null),
+        Value::Bool(b) => (raw == if *b { "True" } else { "False" }).then_some(Typed::Bool(*b)),
+        Value::String(s) => (s == raw).then_some(Typed::Text),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                (raw.parse::<i64>().ok() == Some(i)).then_some(Typed::Int(i))
+            } else {
+                let j = n.as_f64()?;
+                let c: f64 = raw.trim().parse().ok()?;
+                (c.is_finite() && same_to_json_precision(c, j)).then_some(Typed::Float(j.to_bits()))
+            }
+        }
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// True when `csv` rounds to `json` at the JSON file's precision: half a unit of the 10th decimal,
+/// plus a few units in the last place for values whose 10th decimal lies beyond double precision.
+pub fn same_to_json_precision(csv: f64, json: f64) -> bool {
+    let half_unit = 0.5 * 10f64.powi(-JSON_DECIMALS);
+    let ulps = 4.0 * f64::EPSILON * csv.abs().max(json.abs());
+    (csv - json).abs() <= half_unit + ulps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_table_has_31_unique_names() {
+        assert_eq!(Field::ALL.len(), FIELD_COUNT);
+        let mut names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FIELD_COUNT);
+    }
+
+    #[test]
+    fn numbers_agree_to_ten_decimals_only() {
+        assert!(same_to_json_precision(3807.66351136147, 3807.6635113615));
+        assert!(same_to_json_precision(0.06127496829802798, 0.0612749683));
+        assert!(!same_to_json_precision(3807.66351136147, 3807.6635113614));
+        assert!(!same_to_json_precision(100.5, 100.6));
+    }
+
+    #[test]
+    fn missing_spellings_match_null_but_text_must_be_exact() {
+        use serde_json::json;
+        for s in MISSING_SPELLINGS {
+            assert_eq!(agree(s, &json!(null)), Some(Typed::Null));
+        }
+        assert_eq!(agree("null", &json!(null)), None);
+        assert_eq!(agree("True", &json!(true)), Some(Typed::Bool(true)));
+        assert_eq!(agree("true", &json!(true)), None);
+        assert_eq!(agree("8", &json!(8)), Some(Typed::Int(8)));
+        assert_eq!(agree("8.0", &json!(8)), None);
+        assert_eq!(agree("abc", &json!(1.5)), None);
+        assert_eq!(agree("inf", &json!(1.5)), None);
+        assert_eq!(agree("x", &json!(["x"])), None);
+    }
+}

@@ -1,0 +1,278 @@
+//! End-to-end runs of the binary: the real build against the mirror, downloads from a local HTTP
+//! server, and bad inputs that must fail cleanly and leave the previous output untouched.
+
+mod common;
+
+use std::path::Path;
+
+use common::{fixture_manifest, mirror, run, serve, snapshot, stderr};
+use serde_json::Value;
+
+fn results(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap()
+}
+
+fn pct2(v: &Value) -> String {
+    format!("{:.2}", v.as_f64().unwrap() * 100.0)
+}
+
+/// The figures of the original article (issue 2's acceptance list), recomputed from the real data.
+#[test]
+fn real_build_reproduces_the_article_figures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = mirror();
+    let o = run(
+        &common::root(),
+        &[
+            "build",
+            "--mirror",
+            m.to_str().unwrap(),
+            "--cache",
+            tmp.path().join("cache").to_str().unwrap(),
+            "--out",
+            tmp.path().join("dist").to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = results(&tmp.path().join("dist"));
+    let c = &r["counts"];
+    for (k, v) in [
+        ("rows", 492),
+        ("closed", 476),
+        ("open", 16),
+        ("eligible", 305),
+        ("pairs", 152),
+        ("unmatched", 1),
+        ("over_100", 11),
+    ] {
+        assert_eq!(c[k], v, "counts.{k}");
+    }
+    assert_eq!(r["key_fields"].as_array().unwrap().len(), 27);
+    assert_eq!(r["pairs"].as_array().unwrap().len(), 152);
+    let un = &r["unmatched"][0];
+    assert_eq!(
+        (un["id"].as_str(), un["scenario"].as_str()),
+        (Some("264"), Some("Offline"))
+    );
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.first().unwrap()["rows"], 492);
+    assert_eq!(steps.last().unwrap()["rows"], 305);
+    let h: Vec<String> = r["highlights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| pct2(&h["ratio"]))
+        .collect();
+    assert_eq!(h, ["85.36", "94.37", "97.87", "101.72"]);
+    assert_eq!(format!("{:.2}", r["span_pp"].as_f64().unwrap()), "12.51");
+    let sel: Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("dist/selected_rows.json")).unwrap())
+            .unwrap();
+    let ids: Vec<&str> = sel
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["285", "286", "287", "288", "289", "290", "300", "301"]
+    );
+    assert_eq!(sel[0]["json"].as_object().unwrap().len(), 31);
+    assert_eq!(sel[0]["csv"]["Platform"], "B300-SXM-270GBx8_TRT");
+}
+
+#[test]
+fn downloads_from_a_local_server_are_verified_then_cached() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty_mirror = tmp.path().join("empty-mirror");
+    std::fs::create_dir(&empty_mirror).unwrap();
+    let server = serve(mirror(), |_, b| b);
+    let (cache, out) = (tmp.path().join("cache"), tmp.path().join("dist"));
+    let args = [
+        "--mirror",
+        empty_mirror.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--download-base",
+        &server.base,
+    ];
+    let o = run(&common::root(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let n = scenario_ratios::inputs::InputManifest::committed()
+        .unwrap()
+        .inputs
+        .len();
+    assert!(
+        stderr(&o).contains(&format!(
+            "{n} inputs verified: 0 from the cache, 0 from the mirror, {n} downloaded"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), n);
+    // The second build reads the verified cache and asks the server nothing.
+    let o = run(&common::root(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("{n} from the cache")));
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), n);
+}
+
+#[test]
+fn a_tampered_download_is_refused_with_both_hashes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty_mirror = tmp.path().join("empty-mirror");
+    std::fs::create_dir(&empty_mirror).unwrap();
+    let server = serve(mirror(), |path, mut b| {
+        if path.ends_with("/summary.csv") {
+            b[100] ^= 1;
+        }
+        b
+    });
+    let o = run(
+        &common::root(),
+        &[
+            "--mirror",
+            empty_mirror.to_str().unwrap(),
+            "--cache",
+            tmp.path().join("cache").to_str().unwrap(),
+            "--out",
+            tmp.path().join("dist").to_str().unwrap(),
+            "--download-base",
+            &server.base,
+        ],
+    );
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("/summary.csv: input `summary.csv` SHA-256 mismatch: expected 87980a2d"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("dist").exists());
+    assert!(!tmp
+        .path()
+        .join("cache")
+        .join("mlcommons/inference_results_v6.1")
+        .join("7bf15fd8089655a71fb75c81a744d7ba5a632424/summary.csv")
+        .exists());
+}
+
+/// Copies the real mirror, flips one byte of summary.json, and checks the build stops, names the
+/// file and both hashes, and leaves the previous output exactly as it was.
+#[test]
+fn a_corrupt_mirror_file_stops_the_build_and_keeps_dist() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    std::fs::create_dir_all(out.join("qa")).unwrap();
+    std::fs::write(out.join("results.json"), b"previous build").unwrap();
+    std::fs::write(out.join("qa/keep.txt"), b"keep").unwrap();
+    let before = snapshot(&out);
+
+    let bad = tmp.path().join("mirror");
+    for e in walkdir::WalkDir::new(mirror()) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(mirror()).unwrap();
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(bad.join(rel)).unwrap();
+        } else {
+            std::fs::copy(e.path(), bad.join(rel)).unwrap();
+        }
+    }
+    let json = bad.join("mlcommons/inference_results_v6.1/summary.json");
+    let mut bytes = std::fs::read(&json).unwrap();
+    bytes[1000] ^= 0x20;
+    std::fs::write(&json, &bytes).unwrap();
+
+    let o = run(
+        &common::root(),
+        &[
+            "--mirror",
+            bad.to_str().unwrap(),
+            "--cache",
+            tmp.path().join("cache").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--offline",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: input `summary.json` SHA-256 mismatch: expected f40d71a7",
+            json.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(scenario_ratios::inputs::HexDigest::sha256(&bytes).as_str()),
+        "{err}"
+    );
+    assert_eq!(snapshot(&out), before);
+}
+
+#[test]
+fn a_missing_mirror_folder_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &common::root(),
+        &[
+            "--mirror",
+            "/nonexistent/mirror",
+            "--out",
+            tmp.path().join("d").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "error: input `*`: mirror folder /nonexistent/mirror does not exist"
+    );
+}
+
+/// Bad fixture inputs, pinned by a test manifest so they pass acquisition and reach the loader.
+#[test]
+fn bad_summaries_fail_with_one_line_and_leave_dist_untouched() {
+    let cases = [
+        ("csv_json_disagree", "row 5, field `Result`"),
+        (
+            "wrong_column_count",
+            "summary.csv: line 2 (row 0): expected 31 fields",
+        ),
+        ("truncated_json", "summary.json: line "),
+        (
+            "json_ids_out_of_order",
+            "summary.json: row 2: expected row ID \"2\"",
+        ),
+        ("offline_result_zero", "row 0, field Result"),
+        ("offline_result_not_numeric", "row 0, field Result"),
+    ];
+    for (case, expected) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let manifest = fixture_manifest(case, tmp.path());
+        let out = tmp.path().join("dist");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("article.html"), b"the previous article").unwrap();
+        let before = snapshot(&out);
+        let o = run(
+            tmp.path(),
+            &[
+                "--manifest",
+                manifest.to_str().unwrap(),
+                "--mirror",
+                "mirror",
+                "--offline",
+            ],
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{case}: {err}");
+        assert_eq!(err.lines().count(), 1, "{case}: {err}");
+        assert!(err.contains(expected), "{case}: {err}");
+        assert!(!err.contains("panicked"), "{case}: {err}");
+        assert_eq!(snapshot(&out), before, "{case}");
+    }
+}

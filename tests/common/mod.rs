@@ -1,0 +1,150 @@
+//! Helpers shared by the end-to-end tests: the upstream mirror, fixture manifests, running the
+//! binary, and a tiny HTTP server on 127.0.0.1.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use scenario_ratios::inputs::HexDigest;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The read-only upstream mirror beside the repository.
+pub fn mirror() -> PathBuf {
+    let m = root().join("../shared/upstream");
+    assert!(
+        m.is_dir(),
+        "the upstream mirror {} is required by the tests",
+        m.display()
+    );
+    m
+}
+
+pub fn fixture(case: &str) -> PathBuf {
+    root().join("tests/fixtures").join(case)
+}
+
+/// Runs the built binary in `dir` with `args`, never with a download base inherited from outside.
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scenario-ratios"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("UPSTREAM_MIRROR")
+        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .expect("binary runs")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every file under `dir` with its bytes, sorted: a snapshot to compare before and after.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Lays out the summary pair of fixture `case` as a mirror under `dir/mirror` and writes a manifest
+/// pinning it (hashes computed here from the fixture bytes). Returns the manifest path.
+pub fn fixture_manifest(case: &str, dir: &Path) -> PathBuf {
+    let repo = "example/fixtures";
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    let mut inputs = Vec::new();
+    for (name, kind) in [
+        ("summary.csv", "summary-csv"),
+        ("summary.json", "summary-json"),
+    ] {
+        let bytes = std::fs::read(fixture(case).join(name)).unwrap();
+        let target = dir.join("mirror").join(repo).join(name);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, &bytes).unwrap();
+        inputs.push(serde_json::json!({
+            "name": name, "kind": kind, "repository": repo, "commit": commit, "path": name,
+            "url": format!("https://example.org/{repo}/{commit}/{name}"),
+            "size": bytes.len(),
+            "sha256": HexDigest::sha256(&bytes).as_str(),
+            "git_blob_sha1": HexDigest::git_blob_sha1(&bytes).as_str(),
+            "license": "Apache-2.0", "acquired": "2026-11-30",
+        }));
+    }
+    let manifest = serde_json::json!({
+        "about": format!("fixture {case}"),
+        "source_date": "2026-11-30T00:00:00Z",
+        "inputs": inputs,
+    });
+    let path = dir.join("inputs.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    path
+}
+
+/// A minimal HTTP/1.1 server on 127.0.0.1 serving `<owner>/<repo>/<commit>/<path>` from a mirror
+/// laid out as `<owner>/<repo>/<path>`. `tamper` may rewrite a body before it is sent.
+pub struct FileServer {
+    pub base: String,
+    pub requests: Arc<AtomicUsize>,
+}
+
+pub fn serve(mirror: PathBuf, tamper: fn(&str, Vec<u8>) -> Vec<u8>) -> FileServer {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(AtomicUsize::new(0));
+    let counter = requests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            if reader.read_line(&mut request_line).is_err() {
+                continue;
+            }
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            counter.fetch_add(1, Ordering::SeqCst);
+            let path = request_line.split_whitespace().nth(1).unwrap_or("/");
+            let parts: Vec<&str> = path.trim_start_matches('/').splitn(4, '/').collect();
+            let body = (parts.len() == 4)
+                .then(|| mirror.join(parts[0]).join(parts[1]).join(parts[3]))
+                .and_then(|p| std::fs::read(p).ok())
+                .map(|b| tamper(path, b));
+            let response = match body {
+                Some(b) => {
+                    let mut r = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        b.len()
+                    )
+                    .into_bytes();
+                    r.extend(b);
+                    r
+                }
+                None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_vec(),
+            };
+            let _ = stream.write_all(&response);
+        }
+    });
+    FileServer { base, requests }
+}
