@@ -2,13 +2,15 @@
 //! reproducibility bundle from pinned MLPerf Inference v6.1 results.
 //!
 //! The pipeline is linear, one module per stage: [`inputs`] (acquire and verify) → [`summary`]
-//! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → outputs. [`pipeline`] runs the
+//! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → [`evidence`] (logs and
+//! thresholds) → outputs. [`pipeline`] runs the
 //! stages; `main.rs` only parses the command line.
 
 pub mod analysis;
 pub mod config;
 pub mod dist;
 pub mod error;
+pub mod evidence;
 pub mod inputs;
 pub mod pipeline;
 pub mod summary;

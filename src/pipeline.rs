@@ -8,6 +8,7 @@ use crate::analysis::{self, Analysis};
 use crate::config::ArticleConfig;
 use crate::dist::Dist;
 use crate::error::{Error, Result};
+use crate::evidence::{self, CheckerFacts, Checks};
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
 use crate::summary::{self, FileNames, Summary};
 
@@ -49,6 +50,7 @@ pub struct Computed {
     pub config: ArticleConfig,
     pub summary: Summary,
     pub analysis: Analysis,
+    pub checks: Checks,
 }
 
 /// Loads both summaries from the verified inputs and runs the analysis.
@@ -64,10 +66,12 @@ pub fn compute(inputs: &Inputs, config: ArticleConfig) -> Result<Computed> {
         },
     )?;
     let analysis = analysis::analyse(&summary, &config)?;
+    let checks = evidence::check(&summary, &analysis, inputs, &CheckerFacts::committed()?)?;
     Ok(Computed {
         config,
         summary,
         analysis,
+        checks,
     })
 }
 
@@ -77,6 +81,7 @@ struct ResultsFile<'a> {
     title: &'a str,
     #[serde(flatten)]
     analysis: &'a Analysis,
+    checks: &'a Checks,
 }
 
 /// One highlighted row with every source field, for `selected_rows.json`.
@@ -108,6 +113,7 @@ pub fn render(computed: &Computed) -> Result<Dist> {
             &ResultsFile {
                 title: &computed.config.title,
                 analysis,
+                checks: &computed.checks,
             },
             "results.json",
         )?,

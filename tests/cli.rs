@@ -80,6 +80,31 @@ fn real_build_reproduces_the_article_figures() {
     );
     assert_eq!(sel[0]["json"].as_object().unwrap().len(), 31);
     assert_eq!(sel[0]["csv"]["Platform"], "B300-SXM-270GBx8_TRT");
+
+    // Issue 5: every highlighted row has a VALID log whose rate agrees with the summary; Server
+    // rows meet both latency limits; no accuracy target fails.
+    let checks = r["checks"]["items"].as_array().unwrap();
+    let status = |row: &str, name: &str| {
+        checks
+            .iter()
+            .find(|c| c["row"] == row && c["name"] == name)
+            .map(|c| c["status"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no check {name} for row {row}"))
+    };
+    for row in ids {
+        assert_eq!(status(row, "result-valid"), "pass", "row {row}");
+        assert_eq!(status(row, "throughput"), "pass", "row {row}");
+        assert_eq!(status(row, "log-scenario"), "pass", "row {row}");
+    }
+    for row in ["286", "288", "290", "301"] {
+        assert_eq!(status(row, "p99-ttft"), "pass", "row {row}");
+        assert_eq!(status(row, "p99-tpot"), "pass", "row {row}");
+    }
+    assert!(checks
+        .iter()
+        .filter(|c| c["name"].as_str().unwrap().starts_with("accuracy"))
+        .all(|c| c["status"] != "fail"));
+    assert_eq!(r["checks"]["fail"], 0);
 }
 
 #[test]
