@@ -209,6 +209,7 @@ pub struct Unmatched {
 /// A configured highlight and the pair it selected.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Highlight {
+    pub id: String,
     pub label: String,
     pub offline_id: RowId,
     pub server_id: RowId,
@@ -361,6 +362,7 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
         .map(|sel| {
             let pair = select(&pairs, sel)?;
             Ok(Highlight {
+                id: sel.id.clone(),
                 label: sel.label.clone(),
                 offline_id: pair.offline_id,
                 server_id: pair.server_id,

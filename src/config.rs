@@ -13,6 +13,8 @@ const CONFIG_TEXT: &str = include_str!("../content/article.json");
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PairSelector {
+    /// Name of the highlight in the prose's placeholders, e.g. `b300_deepseek`.
+    pub id: String,
     /// Short label shown in the figure and the tables.
     pub label: String,
     pub organization: String,
@@ -73,6 +75,19 @@ impl ArticleConfig {
         }
         if config.highlights.is_empty() {
             return Err(err("highlights must select at least one pair".into()));
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for h in &config.highlights {
+            let well_formed = !h.id.is_empty()
+                && h.id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            if !well_formed || !ids.insert(h.id.as_str()) {
+                return Err(err(format!(
+                    "highlight id {:?} must be unique and made of a-z, 0-9 and _",
+                    h.id
+                )));
+            }
         }
         Ok(config)
     }

@@ -459,6 +459,8 @@ pub struct Check {
     /// Short name, e.g. `result-valid`, `p99-ttft`, `accuracy ROUGE1`.
     pub name: String,
     pub status: Status,
+    /// The key numbers in a few characters, for the compact table (e.g. `79.03 < 80 ms`).
+    pub short: String,
     /// The numbers behind the outcome, in words.
     pub detail: String,
     /// Where the evidence was read (pinned input names).
@@ -526,18 +528,20 @@ fn check_row(
         .raw(Field::Location)
         .trim_start_matches("./")
         .to_string();
-    let mut push = |name: &str, status: Status, detail: String, evidence: Vec<String>| {
-        items.push(Check {
-            row: row.id,
-            highlight: label.to_string(),
-            scenario: scenario.clone(),
-            model: model.clone(),
-            name: name.to_string(),
-            status,
-            detail,
-            evidence,
-        })
-    };
+    let mut push =
+        |name: &str, status: Status, short: String, detail: String, evidence: Vec<String>| {
+            items.push(Check {
+                row: row.id,
+                highlight: label.to_string(),
+                scenario: scenario.clone(),
+                model: model.clone(),
+                name: name.to_string(),
+                status,
+                short,
+                detail,
+                evidence,
+            })
+        };
     let find = |kind: InputKind, path: String| {
         inputs.files.iter().find(|f| {
             f.pin.kind == kind
@@ -555,6 +559,7 @@ fn check_row(
                 push(
                     name,
                     Status::NotChecked,
+                    "no log".into(),
                     format!("no pinned log at {log_path}"),
                     vec![],
                 );
@@ -569,6 +574,7 @@ fn check_row(
             push(
                 "log-scenario",
                 if same { Status::Pass } else { Status::Fail },
+                format!("{} {}", log.scenario, log.mode),
                 format!(
                     "log: Scenario {}, Mode {}; summary row: {scenario}",
                     log.scenario, log.mode
@@ -582,6 +588,7 @@ fn check_row(
                 } else {
                     Status::Fail
                 },
+                log.result.clone(),
                 format!("Result is : {}", log.result),
                 ev.clone(),
             );
@@ -601,6 +608,12 @@ fn check_row(
                 } else {
                     Status::Fail
                 },
+                format!(
+                    "{} {} {}",
+                    crate::format::tokens(log.throughput.value),
+                    if diff <= tolerance * (1.0 + 1e-9) { "≈" } else { "≠" },
+                    crate::format::tokens(summary_value)
+                ),
                 format!(
                     "log {label} {} vs summary Result {summary_text}: the summary rounds to its last printed digit, so they must differ by at most {tolerance}; they differ by {}",
                     log.throughput.text,
@@ -624,9 +637,10 @@ fn check_row(
                         log.tpot_limit_ns,
                     ),
                 ] {
-                    let (status, detail) = match (observed, limit) {
+                    let (status, short, detail) = match (observed, limit) {
                         (Some(o), Some(l)) => (
                             if o < l { Status::Pass } else { Status::Fail },
+                            format!("{} {} {}", ms(o), if o < l { "<" } else { "≥" }, ms(l)),
                             format!(
                                 "p99 {} {} limit {} (checker line {}){}",
                                 ms(o),
@@ -641,11 +655,16 @@ fn check_row(
                         ),
                         (_, None) => (
                             Status::NotChecked,
+                            "no limit".into(),
                             format!("no latency limit known for {model}"),
                         ),
-                        (None, _) => (Status::NotChecked, "no p99 in the log".into()),
+                        (None, _) => (
+                            Status::NotChecked,
+                            "no p99".into(),
+                            "no p99 in the log".into(),
+                        ),
                     };
-                    push(name, status, detail, ev.clone());
+                    push(name, status, short, detail, ev.clone());
                 }
             }
         }
@@ -674,6 +693,7 @@ fn check_row(
         push(
             "accuracy",
             Status::NotChecked,
+            "no targets".into(),
             format!("no accuracy targets known for {model}"),
             vec![],
         );
@@ -706,9 +726,10 @@ fn check_row(
         if let Some((n, _)) = &report {
             evidence.push(n.clone());
         }
-        let (status, detail) = match (from_summary, from_report) {
+        let (status, short, detail) = match (from_summary, from_report) {
             (None, None) => (
                 Status::NotChecked,
+                format!("{} not reported", bound.metric),
                 format!("{} is not reported; {target}", bound.metric),
             ),
             (s, r) => {
@@ -741,13 +762,26 @@ fn check_row(
                         Status::Fail
                     },
                     format!(
+                        "{} {} {} {}",
+                        bound.metric,
+                        round_sig(value, 6),
+                        if meets {
+                            relation
+                        } else if lower {
+                            "<"
+                        } else {
+                            ">"
+                        },
+                        round_sig(bound.value, 6)
+                    ),
+                    format!(
                         "{shown}{}; {target}",
                         if disagree { " (the two disagree)" } else { "" }
                     ),
                 )
             }
         };
-        push(&name, status, detail, evidence);
+        push(&name, status, short, detail, evidence);
     }
     Ok(())
 }

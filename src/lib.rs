@@ -3,14 +3,17 @@
 //!
 //! The pipeline is linear, one module per stage: [`inputs`] (acquire and verify) → [`summary`]
 //! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → [`evidence`] (logs and
-//! thresholds) → outputs. [`pipeline`] runs the
+//! thresholds) → [`figure`] (SVG) → [`article`] (Markdown + Askama) → [`dist`] (atomic output). [`pipeline`] runs the
 //! stages; `main.rs` only parses the command line.
 
 pub mod analysis;
+pub mod article;
 pub mod config;
 pub mod dist;
 pub mod error;
 pub mod evidence;
+pub mod figure;
+pub mod format;
 pub mod inputs;
 pub mod pipeline;
 pub mod summary;

@@ -22,6 +22,8 @@ struct Cli {
 enum Command {
     /// Acquire the inputs, run the analysis and write the output folder (the default).
     Build(BuildArgs),
+    /// Print the scope walk-through (rows left after each filter) and the matching outcome.
+    Explain(BuildArgs),
 }
 
 #[derive(Args, Clone)]
@@ -86,6 +88,9 @@ fn main() -> ExitCode {
                 report.files,
                 report.out.display()
             );
+        }),
+        Command::Explain(args) => pipeline::compute_from(&args.options()).map(|(_, computed)| {
+            print!("{}", pipeline::explain(&computed));
         }),
     };
     match result {

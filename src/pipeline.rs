@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::analysis::{self, Analysis};
+use crate::article::{self, ArticleData};
 use crate::config::ArticleConfig;
 use crate::dist::Dist;
 use crate::error::{Error, Result};
 use crate::evidence::{self, CheckerFacts, Checks};
-use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
+use crate::figure::Svg;
+use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin, PinnedInput};
 use crate::summary::{self, FileNames, Summary};
 
 /// Options of `scenario-ratios build`.
@@ -48,6 +50,9 @@ impl BuildReport {
 #[derive(Debug, Clone)]
 pub struct Computed {
     pub config: ArticleConfig,
+    /// The pins of the inputs the results came from.
+    pub pins: Vec<PinnedInput>,
+    pub facts: CheckerFacts,
     pub summary: Summary,
     pub analysis: Analysis,
     pub checks: Checks,
@@ -66,13 +71,30 @@ pub fn compute(inputs: &Inputs, config: ArticleConfig) -> Result<Computed> {
         },
     )?;
     let analysis = analysis::analyse(&summary, &config)?;
-    let checks = evidence::check(&summary, &analysis, inputs, &CheckerFacts::committed()?)?;
+    let facts = CheckerFacts::committed()?;
+    let checks = evidence::check(&summary, &analysis, inputs, &facts)?;
     Ok(Computed {
         config,
+        pins: inputs.files.iter().map(|f| f.pin.clone()).collect(),
+        facts,
         summary,
         analysis,
         checks,
     })
+}
+
+/// Name and version of this generator, as printed in the outputs.
+pub const TOOL: &str = concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION"));
+/// File name of figure 1.
+pub const FIGURE_HIGHLIGHTS: &str = "scenario-ratios.svg";
+/// File name of figure 2.
+pub const FIGURE_PAIRS: &str = "ratios-by-model.svg";
+
+/// A standalone SVG file: XML declaration, then the figure.
+fn svg_file(svg: Svg) -> Vec<u8> {
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    s.push_str(&svg.0);
+    s.into_bytes()
 }
 
 /// `results.json`: the analysis, as the article and reviewers read it.
@@ -141,21 +163,27 @@ pub fn render(computed: &Computed) -> Result<Dist> {
         "selected_rows.json",
         to_json_bytes(&selected, "selected_rows.json")?,
     )?;
+    let rendered = article::render(
+        &ArticleData {
+            config: &computed.config,
+            analysis,
+            checks: &computed.checks,
+            inputs: &computed.pins,
+            facts: &computed.facts,
+            tool: TOOL,
+        },
+        article::PROSE,
+    )?;
+    dist.add("article.html", rendered.html.into_bytes())?;
+    dist.add(FIGURE_HIGHLIGHTS, svg_file(rendered.highlights_svg))?;
+    dist.add(FIGURE_PAIRS, svg_file(rendered.pairs_svg))?;
+    dist.add("pairs.csv", article::pairs_csv(analysis)?)?;
     Ok(dist)
 }
 
 /// The whole build: acquire, compute, render, write atomically.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
-    let manifest = match &opts.manifest {
-        None => InputManifest::committed()?,
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-            InputManifest::parse(&path.display().to_string(), &text)?
-        }
-    };
-    let config = ArticleConfig::committed()?;
-    let inputs = inputs::acquire(manifest, &opts.acquire)?;
-    let computed = compute(&inputs, config)?;
+    let (inputs, computed) = compute_from(opts)?;
     let dist = render(&computed)?;
     dist.write_atomically(&opts.out)?;
     Ok(BuildReport {
@@ -168,4 +196,93 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
             .collect(),
         analysis: computed.analysis,
     })
+}
+
+/// The scope walk-through and the matching outcome, as `scenario-ratios explain` prints them.
+pub fn explain(computed: &Computed) -> String {
+    use std::fmt::Write;
+    let a = &computed.analysis;
+    let mut s = String::new();
+    let pin = |k: InputKind| {
+        computed
+            .pins
+            .iter()
+            .find(|p| p.kind == k)
+            .map_or(String::from("?"), |p| {
+                format!(
+                    "{} at {}",
+                    p.name,
+                    p.commit.chars().take(12).collect::<String>()
+                )
+            })
+    };
+    let _ = writeln!(
+        s,
+        "Scope of the analysis ({}, {})\n",
+        pin(InputKind::SummaryCsv),
+        pin(InputKind::SummaryJson)
+    );
+    let _ = writeln!(s, "  {:<34} {:<20} {:>6}", "step", "field", "rows");
+    for step in &a.steps {
+        let _ = writeln!(
+            s,
+            "  {:<34} {:<20} {:>6}",
+            step.name,
+            step.field.unwrap_or("-"),
+            step.rows
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nMatching on {} key fields (all but {}):",
+        a.key_fields.len(),
+        analysis::NON_KEY_FIELDS
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "  {} complete pairs, {} with Server above Offline; {} unmatched row(s)",
+        a.counts.pairs, a.counts.over_100, a.counts.unmatched
+    );
+    for u in &a.unmatched {
+        let _ = writeln!(s, "  unmatched: ID {} ({}): {}", u.id, u.scenario, u.reason);
+    }
+    let _ = writeln!(s, "\nHighlights:");
+    for h in &a.highlights {
+        let _ = writeln!(
+            s,
+            "  {:<28} rows {:>4} / {:<4} {}",
+            h.label,
+            h.offline_id,
+            h.server_id,
+            crate::format::percent(h.ratio)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  span: {} percentage points",
+        crate::format::points(a.span_pp)
+    );
+    s
+}
+
+/// Acquires the inputs and computes everything, without writing any output.
+pub fn compute_from(opts: &BuildOptions) -> Result<(Inputs, Computed)> {
+    let manifest = load_manifest(opts)?;
+    let inputs = inputs::acquire(manifest, &opts.acquire)?;
+    let computed = compute(&inputs, ArticleConfig::committed()?)?;
+    Ok((inputs, computed))
+}
+
+fn load_manifest(opts: &BuildOptions) -> Result<InputManifest> {
+    match &opts.manifest {
+        None => InputManifest::committed(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            InputManifest::parse(&path.display().to_string(), &text)
+        }
+    }
 }

@@ -301,3 +301,36 @@ fn bad_summaries_fail_with_one_line_and_leave_dist_untouched() {
         assert_eq!(snapshot(&out), before, "{case}");
     }
 }
+
+/// `explain` prints the same walk-through as results.json, step by step.
+#[test]
+fn explain_prints_the_scope_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = mirror();
+    let cache = tmp.path().join("cache");
+    let o = run(
+        &common::root(),
+        &[
+            "explain",
+            "--mirror",
+            m.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<u64> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("step"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().last().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows.len(), 10);
+    assert_eq!((rows[0], rows[9]), (492, 305));
+    assert!(rows.windows(2).all(|w| w[0] >= w[1]), "counts never grow");
+    assert!(text.contains("unmatched: ID 264 (Offline)"));
+    assert!(text.contains("span: 12.51 percentage points"));
+    assert!(!tmp.path().join("dist").exists(), "explain writes nothing");
+}

@@ -206,6 +206,7 @@ fn json_ids_out_of_csv_order_are_an_error() {
 fn a_selector_matching_no_pair_is_an_error() {
     let mut c = config(ALL);
     c.highlights.push(PairSelector {
+        id: "nothing".into(),
         label: "nothing".into(),
         organization: "NVIDIA".into(),
         platform: "B300-SXM-270GBx8_TRT".into(),

@@ -148,3 +148,54 @@ pub fn serve(mirror: PathBuf, tamper: fn(&str, Vec<u8>) -> Vec<u8>) -> FileServe
     });
     FileServer { base, requests }
 }
+
+/// A verified input made in memory (for tests that bypass acquisition).
+pub fn verified(
+    name: &str,
+    kind: scenario_ratios::inputs::InputKind,
+    repository: &str,
+    path: &str,
+    bytes: &[u8],
+) -> scenario_ratios::inputs::VerifiedInput {
+    use scenario_ratios::inputs::{Origin, PinnedInput, VerifiedInput};
+    let commit = "0123456789abcdef0123456789abcdef01234567".to_string();
+    VerifiedInput {
+        pin: PinnedInput {
+            name: name.into(),
+            kind,
+            repository: repository.into(),
+            url: format!("https://example.org/{repository}/{commit}/{path}"),
+            commit,
+            path: path.into(),
+            size: bytes.len() as u64,
+            sha256: HexDigest::sha256(bytes),
+            git_blob_sha1: HexDigest::git_blob_sha1(bytes),
+            license: "Apache-2.0".into(),
+            acquired: "2026-11-30".into(),
+        },
+        bytes: bytes.to_vec(),
+        origin: Origin::Download("memory".into()),
+    }
+}
+
+/// The inputs of fixture `case`: its two summaries, plus a hand-made VALID Server log for the
+/// B300 deepseek-r1 Server row (so the evidence section has a log to cite).
+pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
+    use scenario_ratios::inputs::{InputKind, InputManifest, Inputs};
+    let dir = fixture(case);
+    let log = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 850.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1500000000\n99.00 percentile time to output token (ns) : 70000000\n";
+    Inputs {
+        manifest: InputManifest::committed().unwrap(),
+        files: vec![
+            verified("summary.csv", InputKind::SummaryCsv, "example/inference_results_v6.1", "summary.csv", &std::fs::read(dir.join("summary.csv")).unwrap()),
+            verified("summary.json", InputKind::SummaryJson, "example/inference_results_v6.1", "summary.json", &std::fs::read(dir.join("summary.json")).unwrap()),
+            verified(
+                "hand-made server log",
+                InputKind::LoadgenSummary,
+                "example/inference_results_v6.1",
+                "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt",
+                log.as_bytes(),
+            ),
+        ],
+    }
+}

@@ -1,0 +1,347 @@
+//! Stage 5 of the pipeline: the article's two figures as SVG, laid out here from the analysis and
+//! drawn by the templates `templates/figure-highlights.svg` and `templates/figure-pairs.svg`.
+//!
+//! Figure 1 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped by
+//! system. Figure 2 draws every matched pair as one mark, one band per benchmark. Every string that
+//! comes from the data is escaped by the templates.
+
+use askama::Template;
+
+use crate::analysis::{Analysis, Pair, Ratio};
+use crate::error::{Error, Result};
+use crate::format::{coord, percent, tokens};
+
+/// A rendered SVG document (well-formed XML, usable inline in HTML or as a file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Svg(pub String);
+
+fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
+    t.render()
+        .map(Svg)
+        .map_err(|e| Error::invalid(name, format!("template failed: {e}")))
+}
+
+/// One tick of an x axis.
+pub struct Tick {
+    pub x: f64,
+    pub label: String,
+}
+
+fn ticks(lo: f64, hi: f64, step: f64, x_of: impl Fn(f64) -> f64) -> Vec<Tick> {
+    let mut out = Vec::new();
+    let mut v = lo;
+    while v <= hi + 1e-9 {
+        out.push(Tick {
+            x: coord(x_of(v)),
+            label: format!("{v:.0} %"),
+        });
+        v += step;
+    }
+    out
+}
+
+/// One bar of figure 1.
+pub struct Bar {
+    pub y: f64,
+    pub width: f64,
+    pub label: String,
+    pub value: String,
+    pub value_x: f64,
+    pub value_inside: bool,
+    pub tooltip: String,
+    pub over_100: bool,
+}
+
+/// A group heading of figure 1.
+pub struct GroupHeading {
+    pub y: f64,
+    pub label: String,
+}
+
+#[derive(Template)]
+#[template(path = "figure-highlights.svg")]
+pub struct HighlightsFigure {
+    pub width: f64,
+    pub height: f64,
+    pub plot_x: f64,
+    pub plot_right: f64,
+    pub axis_y: f64,
+    pub bar_height: f64,
+    pub reference_x: f64,
+    pub ticks: Vec<Tick>,
+    pub bars: Vec<Bar>,
+    pub groups: Vec<GroupHeading>,
+    pub title: String,
+    pub desc: String,
+    pub legend_y: f64,
+}
+
+/// Figure 1: one bar per highlighted pair, grouped by organisation and platform.
+pub fn highlights(analysis: &Analysis) -> Result<Svg> {
+    let (width, plot_x, plot_right) = (760.0, 250.0, 690.0);
+    let top = 56.0;
+    let (bar_height, bar_gap, group_gap) = (26.0, 10.0, 30.0);
+    let max_pct = analysis
+        .highlights
+        .iter()
+        .map(|h| h.ratio.percent())
+        .fold(100.0, f64::max);
+    let domain = ((max_pct / 10.0).ceil() * 10.0).max(110.0);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * pct / domain;
+
+    let mut y = top;
+    let mut bars = Vec::new();
+    let mut groups: Vec<GroupHeading> = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    let mut desc = Vec::new();
+    for h in &analysis.highlights {
+        let pair = analysis.pair(h.offline_id).ok_or_else(|| {
+            Error::invalid("figure 1", format!("highlight {} has no pair", h.label))
+        })?;
+        let key = (pair.organization.clone(), pair.platform.clone());
+        if current.as_ref() != Some(&key) {
+            if current.is_some() {
+                y += group_gap - bar_gap;
+            }
+            groups.push(GroupHeading {
+                y: coord(y + 12.0),
+                label: format!("{} · {}", pair.organization, pair.platform),
+            });
+            y += 22.0;
+            current = Some(key);
+        }
+        let end = x_of(h.ratio.percent());
+        // The value sits inside the bar's end when the bar is long enough, so it never collides
+        // with the 100 % line; short bars carry it outside.
+        let inside = end - plot_x > 80.0;
+        bars.push(Bar {
+            y: coord(y),
+            width: coord(end - plot_x),
+            label: pair.model.clone(),
+            value: percent(h.ratio),
+            value_x: coord(if inside { end - 6.0 } else { end + 6.0 }),
+            value_inside: inside,
+            tooltip: tooltip(pair),
+            over_100: h.ratio.0 > 1.0,
+        });
+        desc.push(format!(
+            "{} {}: {}",
+            pair.organization,
+            pair.model,
+            percent(h.ratio)
+        ));
+        y += bar_height + bar_gap;
+    }
+    let axis_y = coord(y + 4.0);
+    render(
+        &HighlightsFigure {
+            width,
+            height: coord(axis_y + 70.0),
+            plot_x,
+            plot_right,
+            axis_y,
+            bar_height,
+            reference_x: coord(x_of(100.0)),
+            ticks: ticks(0.0, domain, 20.0, x_of),
+            bars,
+            groups,
+            title: "Server throughput as a share of Offline throughput, highlighted submissions"
+                .into(),
+            desc: format!(
+                "Bar chart, one bar per matched Offline/Server pair of one submission; 100 % means \
+                 the Server run matched the Offline rate. {}.",
+                desc.join("; ")
+            ),
+            legend_y: coord(axis_y + 48.0),
+        },
+        "figure 1",
+    )
+}
+
+fn tooltip(p: &Pair) -> String {
+    format!(
+        "{} {} {}: Server {} / Offline {} tokens/s = {} (rows {} and {})",
+        p.organization,
+        p.system_name,
+        p.model,
+        tokens(p.server),
+        tokens(p.offline),
+        percent(p.ratio),
+        p.server_id,
+        p.offline_id
+    )
+}
+
+/// One mark of figure 2.
+pub struct Mark {
+    pub x: f64,
+    pub y: f64,
+    pub highlighted: bool,
+    pub tooltip: String,
+}
+
+/// One benchmark band of figure 2.
+pub struct Band {
+    pub y: f64,
+    pub label: String,
+    pub summary: String,
+    pub median_x: f64,
+}
+
+#[derive(Template)]
+#[template(path = "figure-pairs.svg")]
+pub struct PairsFigure {
+    pub width: f64,
+    pub height: f64,
+    pub plot_x: f64,
+    pub plot_right: f64,
+    pub top: f64,
+    pub axis_y: f64,
+    pub band_height: f64,
+    pub reference_x: f64,
+    pub ticks: Vec<Tick>,
+    pub bands: Vec<Band>,
+    pub marks: Vec<Mark>,
+    pub title: String,
+    pub desc: String,
+    pub legend_y: f64,
+}
+
+/// Statistics of one benchmark's ratios.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchmarkStats {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub min: Ratio,
+    pub median: Ratio,
+    pub max: Ratio,
+}
+
+/// Per-benchmark spread of the ratios, ordered by median (lowest first).
+pub fn by_benchmark(analysis: &Analysis) -> Vec<BenchmarkStats> {
+    let mut groups: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    for p in &analysis.pairs {
+        groups.entry(&p.benchmark).or_default().push(p.ratio.0);
+    }
+    let mut stats: Vec<BenchmarkStats> = groups
+        .into_iter()
+        .map(|(b, mut v)| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            let median = if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                (v[n / 2 - 1] + v[n / 2]) / 2.0
+            };
+            BenchmarkStats {
+                benchmark: b.to_string(),
+                pairs: n,
+                min: Ratio(v[0]),
+                median: Ratio(median),
+                max: Ratio(v[n - 1]),
+            }
+        })
+        .collect();
+    stats.sort_by(|a, b| {
+        a.median
+            .0
+            .total_cmp(&b.median.0)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+    });
+    stats
+}
+
+/// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
+pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
+    let (width, plot_x, plot_right) = (760.0, 170.0, 730.0);
+    let (top, band_height) = (56.0, 64.0);
+    let stats = by_benchmark(analysis);
+    let lo_pct = analysis
+        .pairs
+        .iter()
+        .map(|p| p.ratio.percent())
+        .fold(100.0, f64::min);
+    let hi_pct = analysis
+        .pairs
+        .iter()
+        .map(|p| p.ratio.percent())
+        .fold(100.0, f64::max);
+    let lo = ((lo_pct / 10.0).floor() * 10.0).min(90.0);
+    let hi = ((hi_pct / 10.0).ceil() * 10.0).max(110.0);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct - lo) / (hi - lo);
+    let highlighted: Vec<_> = analysis.highlights.iter().map(|h| h.offline_id).collect();
+
+    let mut bands = Vec::new();
+    let mut marks = Vec::new();
+    for (i, s) in stats.iter().enumerate() {
+        let center = top + band_height * (i as f64 + 0.5);
+        let mut members: Vec<&Pair> = analysis
+            .pairs
+            .iter()
+            .filter(|p| p.benchmark == s.benchmark)
+            .collect();
+        members.sort_by(|a, b| {
+            a.ratio
+                .0
+                .total_cmp(&b.ratio.0)
+                .then(a.offline_id.cmp(&b.offline_id))
+        });
+        // Deterministic vertical spread so that close values stay visible.
+        const OFFSETS: [f64; 5] = [0.0, -9.0, 9.0, -18.0, 18.0];
+        for (k, p) in members.iter().enumerate() {
+            marks.push(Mark {
+                x: coord(x_of(p.ratio.percent())),
+                y: coord(center + OFFSETS[k % OFFSETS.len()]),
+                highlighted: highlighted.contains(&p.offline_id),
+                tooltip: tooltip(p),
+            });
+        }
+        bands.push(Band {
+            y: coord(center),
+            label: s.benchmark.clone(),
+            summary: format!("n = {}, median {}", s.pairs, percent(s.median)),
+            median_x: coord(x_of(s.median.percent())),
+        });
+    }
+    // Highlighted marks are drawn last, on top.
+    marks.sort_by_key(|m| m.highlighted);
+    let axis_y = coord(top + band_height * stats.len() as f64 + 4.0);
+    let step = if hi - lo > 60.0 { 10.0 } else { 5.0 };
+    render(
+        &PairsFigure {
+            width,
+            height: coord(axis_y + 70.0),
+            plot_x,
+            plot_right,
+            top,
+            axis_y,
+            band_height,
+            reference_x: coord(x_of(100.0)),
+            ticks: ticks(lo, hi, step, x_of),
+            bands,
+            marks,
+            title: format!(
+                "Server/Offline ratio of all {} matched pairs, by benchmark",
+                analysis.pairs.len()
+            ),
+            desc: format!(
+                "Strip plot, one mark per matched pair, one band per benchmark; vertical ticks mark \
+                 the median. {}.",
+                stats
+                    .iter()
+                    .map(|s| format!(
+                        "{}: {} pairs, {} to {}, median {}",
+                        s.benchmark,
+                        s.pairs,
+                        percent(s.min),
+                        percent(s.max),
+                        percent(s.median)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            legend_y: coord(axis_y + 48.0),
+        },
+        "figure 2",
+    )
+}
