@@ -45,8 +45,13 @@ impl Dist {
         self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 
-    /// Writes every file under a fresh temporary folder beside `out`, then swaps it into place.
-    pub fn write_atomically(&self, out: &Path) -> Result<()> {
+    /// Writes every file under a fresh temporary folder beside `out`, runs `check` on that folder,
+    /// and only then swaps it into place.
+    pub fn write_atomically(
+        &self,
+        out: &Path,
+        check: impl FnOnce(&Path) -> Result<()>,
+    ) -> Result<()> {
         let parent = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -59,7 +64,10 @@ impl Dist {
         let pid = std::process::id();
         let tmp = parent.join(format!("{name}.tmp-{pid}"));
         let old = parent.join(format!("{name}.old-{pid}"));
-        let result = self.write_into(&tmp).and_then(|()| swap(&tmp, out, &old));
+        let result = self
+            .write_into(&tmp)
+            .and_then(|()| check(&tmp))
+            .and_then(|()| swap(&tmp, out, &old));
         if result.is_err() {
             let _ = fs::remove_dir_all(&tmp);
         }
@@ -121,11 +129,19 @@ mod tests {
         fs::write(out.join("stale.txt"), b"old").unwrap();
         let mut d = Dist::new();
         d.add("qa/new.txt", b"new".to_vec()).unwrap();
-        d.write_atomically(&out).unwrap();
+        d.write_atomically(&out, |_| Ok(())).unwrap();
         assert!(!out.join("stale.txt").exists());
         assert_eq!(fs::read(out.join("qa/new.txt")).unwrap(), b"new");
         let leftovers: Vec<_> = fs::read_dir(&base).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary folder is left behind");
+        // A failing check leaves the previous output as it was.
+        let mut e = Dist::new();
+        e.add("other.txt", b"x".to_vec()).unwrap();
+        let err = e.write_atomically(&out, |_| Err(Error::invalid("check", "refused")));
+        assert!(err.is_err());
+        assert_eq!(fs::read(out.join("qa/new.txt")).unwrap(), b"new");
+        assert!(!out.join("other.txt").exists());
+        assert_eq!(fs::read_dir(&base).unwrap().count(), 1);
         fs::remove_dir_all(&base).unwrap();
     }
 }

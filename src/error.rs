@@ -60,7 +60,7 @@ impl Error {
         }
     }
 
-    pub(crate) fn invalid(context: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn invalid(context: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Invalid {
             context: context.into(),
             message: message.into(),

@@ -3,7 +3,8 @@
 //!
 //! The pipeline is linear, one module per stage: [`inputs`] (acquire and verify) → [`summary`]
 //! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → [`evidence`] (logs and
-//! thresholds) → [`figure`] (SVG) → [`article`] (Markdown + Askama) → [`dist`] (atomic output). [`pipeline`] runs the
+//! thresholds) → [`figure`] (SVG) → [`article`] (Markdown + Askama) → [`package`] (zip, SHA256SUMS,
+//! provenance) → [`validate`] → [`dist`] (atomic output). [`pipeline`] runs the
 //! stages; `main.rs` only parses the command line.
 
 pub mod analysis;
@@ -15,7 +16,9 @@ pub mod evidence;
 pub mod figure;
 pub mod format;
 pub mod inputs;
+pub mod package;
 pub mod pipeline;
 pub mod summary;
+pub mod validate;
 
 pub use error::{Error, Result};

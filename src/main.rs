@@ -24,6 +24,12 @@ enum Command {
     Build(BuildArgs),
     /// Print the scope walk-through (rows left after each filter) and the matching outcome.
     Explain(BuildArgs),
+    /// Check a published folder (SHA256SUMS and the bundle) or a reproducibility.zip.
+    Verify {
+        /// A dist folder or a reproducibility.zip.
+        #[arg(default_value = "dist")]
+        path: PathBuf,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -44,6 +50,9 @@ struct BuildArgs {
     /// Use this input manifest instead of the committed data/inputs.json.
     #[arg(long, value_name = "FILE", hide = true)]
     manifest: Option<PathBuf>,
+    /// Timestamp (Unix seconds) of the zip entries [default: the manifest's source_date].
+    #[arg(long, env = "SOURCE_DATE_EPOCH", value_name = "SECONDS")]
+    source_date_epoch: Option<i64>,
     /// Replace the scheme and host of pinned URLs (for testing against a local server).
     #[arg(
         long,
@@ -61,6 +70,8 @@ impl BuildArgs {
             default.is_dir().then_some(default)
         });
         BuildOptions {
+            root: PathBuf::from("."),
+            source_date_epoch: self.source_date_epoch,
             acquire: AcquireOptions {
                 cache_dir: self.cache,
                 mirror,
@@ -89,6 +100,7 @@ fn main() -> ExitCode {
                 report.out.display()
             );
         }),
+        Command::Verify { path } => verify(&path),
         Command::Explain(args) => pipeline::compute_from(&args.options()).map(|(_, computed)| {
             print!("{}", pipeline::explain(&computed));
         }),
@@ -99,5 +111,20 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn verify(path: &std::path::Path) -> scenario_ratios::Result<()> {
+    let report = scenario_ratios::validate::verify_path(path)?;
+    println!("{}: {} items verified", path.display(), report.ok.len());
+    for p in &report.problems {
+        eprintln!("MISMATCH {p}");
+    }
+    match report.problems.len() {
+        0 => Ok(()),
+        n => Err(scenario_ratios::Error::invalid(
+            path.display().to_string(),
+            format!("{n} problem(s); first: {}", report.problems[0]),
+        )),
     }
 }

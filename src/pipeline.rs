@@ -1,5 +1,6 @@
 //! Runs the stages in order and turns their typed outputs into the files of `dist/`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -12,12 +13,18 @@ use crate::error::{Error, Result};
 use crate::evidence::{self, CheckerFacts, Checks};
 use crate::figure::Svg;
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin, PinnedInput};
+use crate::package;
 use crate::summary::{self, FileNames, Summary};
+use crate::validate;
 
 /// Options of `scenario-ratios build`.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
     pub acquire: AcquireOptions,
+    /// The project folder whose source the bundle carries.
+    pub root: PathBuf,
+    /// Timestamp of the zip entries; `None` uses the manifest's `source_date`.
+    pub source_date_epoch: Option<i64>,
     /// A manifest file to use instead of the committed one.
     pub manifest: Option<PathBuf>,
     pub out: PathBuf,
@@ -181,11 +188,86 @@ pub fn render(computed: &Computed) -> Result<Dist> {
     Ok(dist)
 }
 
-/// The whole build: acquire, compute, render, write atomically.
+/// Adds provenance, the reproducibility bundle, the validation report and SHA256SUMS to `dist`.
+/// A failed validation check is an error naming the check.
+pub fn package(
+    dist: &mut Dist,
+    inputs: &Inputs,
+    computed: &Computed,
+    sources: BTreeMap<String, Vec<u8>>,
+    source_date_epoch: i64,
+) -> Result<()> {
+    dist.add(
+        "provenance.json",
+        package::provenance(inputs, &computed.facts, source_date_epoch)?,
+    )?;
+    let mut entries = sources;
+    for f in &inputs.files {
+        entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
+    }
+    for (path, bytes) in dist.files() {
+        entries.insert(format!("{}/{path}", package::PUBLISHED_DIR), bytes.to_vec());
+    }
+    dist.add(
+        package::ZIP_NAME,
+        package::bundle(&entries, source_date_epoch)?,
+    )?;
+
+    let summed: BTreeSet<String> = dist
+        .files()
+        .map(|(p, _)| p.to_string())
+        .chain([validate::REPORT_PATH.to_string()])
+        .collect();
+    let checks = validate::validate(dist, &summed);
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("{} ({})", c.name, c.detail))
+        .collect();
+    #[derive(Serialize)]
+    struct Report<'a> {
+        passed: usize,
+        failed: usize,
+        checks: &'a [validate::Validation],
+    }
+    dist.add(
+        validate::REPORT_PATH,
+        to_json_bytes(
+            &Report {
+                passed: checks.len() - failed.len(),
+                failed: failed.len(),
+                checks: &checks,
+            },
+            validate::REPORT_PATH,
+        )?,
+    )?;
+    if !failed.is_empty() {
+        return Err(Error::invalid(
+            "validation",
+            format!("{} check(s) failed: {}", failed.len(), failed.join("; ")),
+        ));
+    }
+    let sums = package::sums(dist.files());
+    dist.add(package::SUMS_NAME, sums.into_bytes())?;
+    Ok(())
+}
+
+/// The whole build: acquire, compute, render, package, validate, write atomically.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let (inputs, computed) = compute_from(opts)?;
-    let dist = render(&computed)?;
-    dist.write_atomically(&opts.out)?;
+    let epoch = opts
+        .source_date_epoch
+        .unwrap_or_else(|| inputs.manifest.source_date_epoch());
+    let mut dist = render(&computed)?;
+    let sources = package::source_files(&opts.root)?;
+    package(&mut dist, &inputs, &computed, sources, epoch)?;
+    dist.write_atomically(&opts.out, |dir| {
+        let report = validate::verify_dir(dir)?;
+        match report.problems.first() {
+            None => Ok(()),
+            Some(p) => Err(Error::invalid("written output", p.clone())),
+        }
+    })?;
     Ok(BuildReport {
         out: opts.out.clone(),
         files: dist.files().count(),
