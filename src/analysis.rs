@@ -240,20 +240,29 @@ impl Analysis {
     }
 }
 
-/// Row indices of the eligible rows, with the walk-through of the scope.
+/// Row indices of the eligible rows, with the walk-through of the scope. One pass over the rows:
+/// each row is charged to the first rule it fails, and the count after a step is what remains.
 pub fn scope(summary: &Summary) -> (Vec<usize>, Vec<Step>) {
-    let mut kept: Vec<usize> = (0..summary.rows.len()).collect();
+    let mut dropped_at = [0usize; SCOPE.len()];
+    let mut kept = Vec::with_capacity(summary.rows.len());
+    for (i, row) in summary.rows.iter().enumerate() {
+        match SCOPE.iter().position(|rule| !(rule.keep)(row)) {
+            Some(k) => dropped_at[k] += 1,
+            None => kept.push(i),
+        }
+    }
+    let mut remaining = summary.rows.len();
     let mut steps = vec![Step {
         name: "All rows of the summary".into(),
         field: None,
-        rows: kept.len(),
+        rows: remaining,
     }];
-    for rule in SCOPE {
-        kept.retain(|&i| (rule.keep)(&summary.rows[i]));
+    for (rule, dropped) in SCOPE.iter().zip(dropped_at) {
+        remaining -= dropped;
         steps.push(Step {
             name: rule.rule.into(),
             field: Some(rule.field.name()),
-            rows: kept.len(),
+            rows: remaining,
         });
     }
     (kept, steps)
@@ -285,29 +294,28 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
         .collect::<Result<_>>()?;
 
     let keys: Vec<Field> = key_fields().collect();
-    // Group eligible rows by their key: (typed value, raw text) of every key field.
-    let mut groups: HashMap<Vec<(Typed, &str)>, Vec<usize>> =
-        HashMap::with_capacity(eligible.len());
-    for (pos, &i) in eligible.iter().enumerate() {
-        let row = &rows[i];
-        let key = keys.iter().map(|&f| (row.typed(f), row.raw(f))).collect();
-        groups.entry(key).or_default().push(pos);
-    }
+    let groups = group_by_key(rows, &eligible, &keys);
 
-    let mut pairs = Vec::new();
+    let mut pairs = Vec::with_capacity(groups.classes.len());
     let mut unmatched = Vec::new();
-    for members in groups.values() {
-        let (mut offline, mut server) = (Vec::new(), Vec::new());
-        for &pos in members {
-            match Scenario::of(&rows[eligible[pos]]) {
-                Some(Scenario::Offline) => offline.push(pos),
-                Some(Scenario::Server) => server.push(pos),
-                None => unreachable!("scope keeps only Offline and Server rows"),
-            }
-        }
-        if let ([o], [s]) = (offline.as_slice(), server.as_slice()) {
-            let (orow, srow) = (&rows[eligible[*o]], &rows[eligible[*s]]);
-            let (offline_result, server_result) = (results[*o], results[*s]);
+    for class in &groups.classes {
+        let members = || groups.members(class);
+        let scenario_of = |pos: usize| {
+            Scenario::of(&rows[eligible[pos]]).expect("scope keeps only Offline and Server rows")
+        };
+        let offline = members()
+            .filter(|&p| scenario_of(p) == Scenario::Offline)
+            .count();
+        let server = class.len - offline;
+        if offline == 1 && server == 1 {
+            let o = members()
+                .find(|&p| scenario_of(p) == Scenario::Offline)
+                .expect("one Offline");
+            let s = members()
+                .find(|&p| scenario_of(p) == Scenario::Server)
+                .expect("one Server");
+            let (orow, srow) = (&rows[eligible[o]], &rows[eligible[s]]);
+            let (offline_result, server_result) = (results[o], results[s]);
             pairs.push(Pair {
                 offline_id: orow.id,
                 server_id: srow.id,
@@ -327,25 +335,22 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
             });
             continue;
         }
-        let reason = if offline.is_empty() || server.is_empty() {
+        let reason = if offline == 0 || server == 0 {
             UnmatchedReason::NoPartner {
-                missing: if offline.is_empty() {
+                missing: if offline == 0 {
                     Scenario::Offline
                 } else {
                     Scenario::Server
                 },
             }
         } else {
-            UnmatchedReason::Duplicate {
-                offline: offline.len(),
-                server: server.len(),
-            }
+            UnmatchedReason::Duplicate { offline, server }
         };
-        for &pos in members {
+        for pos in members() {
             let row = &rows[eligible[pos]];
             unmatched.push(Unmatched {
                 id: row.id,
-                scenario: Scenario::of(row).expect("scoped"),
+                scenario: scenario_of(pos),
                 organization: text_of(row, Field::Organization),
                 system_name: text_of(row, Field::SystemName),
                 model: text_of(row, Field::Model),
@@ -415,6 +420,88 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
         highlights,
         span_pp: max - min,
     })
+}
+
+/// Rows of one key: a chain of positions in the eligible list.
+struct Class {
+    first: usize,
+    last: usize,
+    len: usize,
+    /// The next class whose key has the same fingerprint (a collision), if any.
+    collision: Option<usize>,
+}
+
+/// Eligible rows grouped by key, without one allocation per group.
+struct Groups {
+    classes: Vec<Class>,
+    /// For each eligible position, the next position of the same class.
+    next: Vec<Option<usize>>,
+}
+
+impl Groups {
+    fn members<'a>(&'a self, class: &Class) -> impl Iterator<Item = usize> + 'a {
+        std::iter::successors(Some(class.first), move |&p| self.next[p])
+    }
+}
+
+/// Groups eligible rows by their key: (typed value, raw text) of every key field. Rows are
+/// bucketed by a 64-bit fingerprint of the key, then compared exactly, so a fingerprint collision
+/// can never put two different keys together. Linear in rows.
+fn group_by_key(rows: &[SummaryRow], eligible: &[usize], keys: &[Field]) -> Groups {
+    let same_key = |a: &SummaryRow, b: &SummaryRow| {
+        keys.iter()
+            .all(|&f| a.typed(f) == b.typed(f) && a.raw(f) == b.raw(f))
+    };
+    let mut by_fingerprint: HashMap<u64, usize> = HashMap::with_capacity(eligible.len());
+    let mut classes: Vec<Class> = Vec::with_capacity(eligible.len());
+    let mut next = vec![None; eligible.len()];
+    for (pos, &i) in eligible.iter().enumerate() {
+        let row = &rows[i];
+        let new_class = |collision| Class {
+            first: pos,
+            last: pos,
+            len: 1,
+            collision,
+        };
+        match by_fingerprint.entry(fingerprint(row, keys)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(classes.len());
+                classes.push(new_class(None));
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                let mut c = *o.get();
+                loop {
+                    if same_key(&rows[eligible[classes[c].first]], row) {
+                        let last = classes[c].last;
+                        next[last] = Some(pos);
+                        classes[c].last = pos;
+                        classes[c].len += 1;
+                        break;
+                    }
+                    match classes[c].collision {
+                        Some(n) => c = n,
+                        None => {
+                            classes[c].collision = Some(classes.len());
+                            classes.push(new_class(None));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Groups { classes, next }
+}
+
+/// A 64-bit fingerprint of a row's key (typed values and raw text of the key fields).
+fn fingerprint(row: &SummaryRow, keys: &[Field]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for &f in keys {
+        row.typed(f).hash(&mut h);
+        row.raw(f).hash(&mut h);
+    }
+    h.finish()
 }
 
 fn select<'a>(pairs: &'a [Pair], sel: &PairSelector) -> Result<&'a Pair> {

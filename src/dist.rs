@@ -74,6 +74,44 @@ impl Dist {
         result
     }
 
+    /// Checks that `dir` holds exactly these files with exactly these bytes (read back from disk).
+    pub fn check_written(&self, dir: &Path) -> Result<()> {
+        let mut seen = 0;
+        for entry in walkdir::WalkDir::new(dir) {
+            let entry =
+                entry.map_err(|e| Error::invalid(dir.display().to_string(), e.to_string()))?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = entry
+                .path()
+                .strip_prefix(dir)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            let expected = self.get(&rel).ok_or_else(|| {
+                Error::invalid(
+                    entry.path().display().to_string(),
+                    "unexpected file in the output",
+                )
+            })?;
+            let actual = fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            if actual != expected {
+                return Err(Error::invalid(
+                    entry.path().display().to_string(),
+                    "the bytes read back differ from the bytes written",
+                ));
+            }
+            seen += 1;
+        }
+        if seen != self.files.len() {
+            return Err(Error::invalid(
+                dir.display().to_string(),
+                format!("{seen} files read back, {} written", self.files.len()),
+            ));
+        }
+        Ok(())
+    }
+
     fn write_into(&self, dir: &Path) -> Result<()> {
         if dir.exists() {
             fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;

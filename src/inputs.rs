@@ -122,8 +122,9 @@ impl PinnedInput {
             .join(&self.path)
     }
 
-    /// Checks `bytes` against the pin; `file` names where the bytes came from.
-    pub fn verify(&self, file: &Path, bytes: &[u8]) -> Result<()> {
+    /// Checks `bytes` against the pin; `file` names where the bytes came from. Returns the
+    /// SHA-256 and git blob SHA-1 computed from the bytes.
+    pub fn verify(&self, file: &Path, bytes: &[u8]) -> Result<(HexDigest, HexDigest)> {
         let mismatch = |what, expected: String, actual: String| Error::Mismatch {
             file: file.display().to_string(),
             name: self.name.clone(),
@@ -150,7 +151,7 @@ impl PinnedInput {
                 blob.0,
             ));
         }
-        Ok(())
+        Ok((sha, blob))
     }
 }
 
@@ -283,6 +284,24 @@ pub struct VerifiedInput {
     pub pin: PinnedInput,
     pub bytes: Vec<u8>,
     pub origin: Origin,
+    /// SHA-256 computed from `bytes` (equal to the pin's).
+    pub sha256: HexDigest,
+    /// git blob SHA-1 computed from `bytes` (equal to the pin's).
+    pub git_blob_sha1: HexDigest,
+}
+
+impl VerifiedInput {
+    /// Checks `bytes` against `pin` and keeps the digests computed on the way.
+    pub fn new(pin: PinnedInput, bytes: Vec<u8>, origin: Origin, file: &Path) -> Result<Self> {
+        let (sha256, git_blob_sha1) = pin.verify(file, &bytes)?;
+        Ok(VerifiedInput {
+            pin,
+            bytes,
+            origin,
+            sha256,
+            git_blob_sha1,
+        })
+    }
 }
 
 /// Every pinned input, verified, in manifest order.
@@ -347,24 +366,20 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput
     let cached = opts.cache_dir.join(pin.cache_path());
     if cached.is_file() {
         let bytes = read_file(&cached)?;
-        pin.verify(&cached, &bytes)?;
-        return Ok(VerifiedInput {
-            pin: pin.clone(),
-            bytes,
-            origin: Origin::Cache(cached),
-        });
+        return VerifiedInput::new(pin.clone(), bytes, Origin::Cache(cached.clone()), &cached);
     }
     if let Some(mirror) = &opts.mirror {
         let mirrored = mirror.join(pin.mirror_path());
         if mirrored.is_file() {
             let bytes = read_file(&mirrored)?;
-            pin.verify(&mirrored, &bytes)?;
-            store(&cached, &bytes)?;
-            return Ok(VerifiedInput {
-                pin: pin.clone(),
+            let input = VerifiedInput::new(
+                pin.clone(),
                 bytes,
-                origin: Origin::Mirror(mirrored),
-            });
+                Origin::Mirror(mirrored.clone()),
+                &mirrored,
+            )?;
+            store(&cached, &input.bytes)?;
+            return Ok(input);
         }
     }
     if !opts.allow_download {
@@ -382,13 +397,14 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput
     }
     let url = download_url(pin, opts.download_base.as_deref());
     let bytes = download(&url, pin.size)?;
-    pin.verify(Path::new(&url), &bytes)?;
-    store(&cached, &bytes)?;
-    Ok(VerifiedInput {
-        pin: pin.clone(),
+    let input = VerifiedInput::new(
+        pin.clone(),
         bytes,
-        origin: Origin::Download(url),
-    })
+        Origin::Download(url.clone()),
+        Path::new(&url),
+    )?;
+    store(&cached, &input.bytes)?;
+    Ok(input)
 }
 
 /// The pinned URL, with its scheme and host replaced by `base` when given.

@@ -19,6 +19,7 @@ pub mod inputs;
 pub mod package;
 pub mod pipeline;
 pub mod summary;
+pub mod synth;
 pub mod validate;
 
 pub use error::{Error, Result};

@@ -24,6 +24,18 @@ enum Command {
     Build(BuildArgs),
     /// Print the scope walk-through (rows left after each filter) and the matching outcome.
     Explain(BuildArgs),
+    /// Write a synthetic summary pair of N rows (and a manifest pinning it) for scaling tests.
+    Synth {
+        /// Number of rows.
+        #[arg(long)]
+        rows: usize,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Folder to write into (mirror layout, plus inputs.json).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Check a published folder (SHA256SUMS and the bundle) or a reproducibility.zip.
     Verify {
         /// A dist folder or a reproducibility.zip.
@@ -47,6 +59,9 @@ struct BuildArgs {
     /// Never download: fail when an input is neither cached nor mirrored.
     #[arg(long)]
     offline: bool,
+    /// Print the wall time of each build stage.
+    #[arg(long)]
+    timings: bool,
     /// Use this input manifest instead of the committed data/inputs.json.
     #[arg(long, value_name = "FILE", hide = true)]
     manifest: Option<PathBuf>,
@@ -87,7 +102,12 @@ impl BuildArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Build(cli.build)) {
-        Command::Build(args) => pipeline::build(&args.options()).map(|report| {
+        Command::Build(args) => pipeline::build(&args.clone().options()).map(|report| {
+            if args.timings {
+                for (stage, d) in &report.timings {
+                    eprintln!("{:>8.2} ms  {stage}", d.as_secs_f64() * 1e3);
+                }
+            }
             let c = &report.analysis.counts;
             eprintln!("{}", report.input_summary());
             println!(
@@ -101,6 +121,17 @@ fn main() -> ExitCode {
             );
         }),
         Command::Verify { path } => verify(&path),
+        Command::Synth { rows, seed, out } => {
+            scenario_ratios::synth::write(&out, rows, seed).map(|manifest| {
+                println!(
+                    "wrote {rows} rows to {}; analyse with: scenario-ratios explain --manifest {} --mirror {} --cache {} --offline",
+                    out.display(),
+                    manifest.display(),
+                    out.display(),
+                    out.join("cache").display()
+                );
+            })
+        }
         Command::Explain(args) => pipeline::compute_from(&args.options()).map(|(_, computed)| {
             print!("{}", pipeline::explain(&computed));
         }),

@@ -38,6 +38,7 @@ pub const SOURCE_PATHS: &[&str] = &[
     "README.md",
     "askama.toml",
     "src",
+    "benches",
     "templates",
     "content",
     "data/inputs.json",
@@ -107,8 +108,8 @@ pub fn provenance(
                 path: &f.pin.path,
                 url: &f.pin.url,
                 size: f.bytes.len() as u64,
-                sha256: HexDigest::sha256(&f.bytes),
-                git_blob_sha1: HexDigest::git_blob_sha1(&f.bytes),
+                sha256: f.sha256.clone(),
+                git_blob_sha1: f.git_blob_sha1.clone(),
                 acquired: &f.pin.acquired,
                 license: &f.pin.license,
                 bundle_path: bundle_path(&f.pin),
@@ -291,7 +292,7 @@ pub fn bundle(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Re
     let time = zip_time(source_date_epoch)?;
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)
-        .compression_level(Some(6))
+        .compression_level(Some(1))
         .last_modified_time(time)
         .unix_permissions(0o644);
     let mut all: Vec<(&str, &[u8])> = entries

@@ -37,6 +37,8 @@ pub struct BuildReport {
     pub files: usize,
     pub analysis: Analysis,
     pub inputs: Vec<(String, Origin)>,
+    /// Wall time of each stage.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 impl BuildReport {
@@ -161,7 +163,7 @@ pub fn render(computed: &Computed) -> Result<Dist> {
                     .collect(),
                 csv: row
                     .cells()
-                    .map(|(f, c)| (f.name().to_string(), c.raw.to_string().into()))
+                    .map(|(f, c)| (f.name().to_string(), c.raw.into()))
                     .collect(),
             });
         }
@@ -254,20 +256,24 @@ pub fn package(
 
 /// The whole build: acquire, compute, render, package, validate, write atomically.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
-    let (inputs, computed) = compute_from(opts)?;
+    let mut timings = Timings::new();
+    let manifest = load_manifest(opts)?;
+    let inputs = inputs::acquire(manifest, &opts.acquire)?;
+    timings.lap("acquire + verify inputs");
+    let computed = compute(&inputs, ArticleConfig::committed()?)?;
+    timings.lap("load, cross-check, analyse, evidence");
     let epoch = opts
         .source_date_epoch
         .unwrap_or_else(|| inputs.manifest.source_date_epoch());
     let mut dist = render(&computed)?;
+    timings.lap("figures + article");
     let sources = package::source_files(&opts.root)?;
     package(&mut dist, &inputs, &computed, sources, epoch)?;
-    dist.write_atomically(&opts.out, |dir| {
-        let report = validate::verify_dir(dir)?;
-        match report.problems.first() {
-            None => Ok(()),
-            Some(p) => Err(Error::invalid("written output", p.clone())),
-        }
-    })?;
+    timings.lap("provenance, zip, validation, SHA256SUMS");
+    // The bytes read back must equal the validated bytes (which SHA256SUMS lists) before they
+    // replace the previous output.
+    dist.write_atomically(&opts.out, |dir| dist.check_written(dir))?;
+    timings.lap("write, re-check and swap dist/");
     Ok(BuildReport {
         out: opts.out.clone(),
         files: dist.files().count(),
@@ -277,7 +283,29 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
             .map(|f| (f.pin.name.clone(), f.origin.clone()))
             .collect(),
         analysis: computed.analysis,
+        timings: timings.laps,
     })
+}
+
+/// Wall time of each stage of a build.
+struct Timings {
+    last: std::time::Instant,
+    laps: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Timings {
+    fn new() -> Self {
+        Timings {
+            last: std::time::Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.laps.push((name, now - self.last));
+        self.last = now;
+    }
 }
 
 /// The scope walk-through and the matching outcome, as `scenario-ratios explain` prints them.
@@ -329,8 +357,16 @@ pub fn explain(computed: &Computed) -> String {
         "  {} complete pairs, {} with Server above Offline; {} unmatched row(s)",
         a.counts.pairs, a.counts.over_100, a.counts.unmatched
     );
-    for u in &a.unmatched {
+    const SHOWN: usize = 20;
+    for u in a.unmatched.iter().take(SHOWN) {
         let _ = writeln!(s, "  unmatched: ID {} ({}): {}", u.id, u.scenario, u.reason);
+    }
+    if a.unmatched.len() > SHOWN {
+        let _ = writeln!(
+            s,
+            "  ... and {} more unmatched rows (all listed in results.json)",
+            a.unmatched.len() - SHOWN
+        );
     }
     let _ = writeln!(s, "\nHighlights:");
     for h in &a.highlights {

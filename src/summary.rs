@@ -112,13 +112,13 @@ impl Typed {
 }
 
 /// One cell: the raw CSV string and the JSON file's typed value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    pub raw: Box<str>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell<'a> {
+    pub raw: &'a str,
     pub typed: Typed,
 }
 
-impl Cell {
+impl Cell<'_> {
     /// The cell as a JSON value (what summary.json holds).
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;
@@ -132,34 +132,39 @@ impl Cell {
     }
 }
 
-/// One result row with all 31 cells.
+/// One result row with all 31 cells. The raw texts live in one contiguous CSV record, so a row
+/// is two allocations however many fields it has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {
     pub id: RowId,
-    cells: Box<[Cell]>,
+    raw: csv::StringRecord,
+    typed: [Typed; FIELD_COUNT],
 }
 
 impl SummaryRow {
-    pub fn cell(&self, f: Field) -> &Cell {
-        &self.cells[f as usize]
+    pub fn cell(&self, f: Field) -> Cell<'_> {
+        Cell {
+            raw: self.raw(f),
+            typed: self.typed(f),
+        }
     }
 
     pub fn raw(&self, f: Field) -> &str {
-        &self.cells[f as usize].raw
+        // The loader checked that every record has FIELD_COUNT fields.
+        self.raw.get(f as usize).unwrap_or_default()
     }
 
     pub fn typed(&self, f: Field) -> Typed {
-        self.cells[f as usize].typed
+        self.typed[f as usize]
     }
 
     /// True when the JSON value is the string `s`.
     pub fn is_text(&self, f: Field, s: &str) -> bool {
-        let c = self.cell(f);
-        c.typed == Typed::Text && &*c.raw == s
+        self.typed(f) == Typed::Text && self.raw(f) == s
     }
 
-    pub fn cells(&self) -> impl Iterator<Item = (Field, &Cell)> {
-        Field::ALL.iter().copied().zip(self.cells.iter())
+    pub fn cells(&self) -> impl Iterator<Item = (Field, Cell<'_>)> {
+        Field::ALL.iter().map(move |&f| (f, self.cell(f)))
     }
 }
 
@@ -215,7 +220,7 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
 }
 
 /// Reads the CSV into raw records of exactly 31 strings, after checking the header.
-fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<Vec<Box<str>>>> {
+fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<csv::StringRecord>> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -243,7 +248,7 @@ fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<Vec<Box<str>>>> {
                 format!("expected {FIELD_COUNT} fields, found {}", rec.len()),
             ));
         }
-        rows.push(rec.iter().map(Box::from).collect());
+        rows.push(rec);
     }
     Ok(rows)
 }
@@ -340,7 +345,7 @@ fn parse_json(bytes: &[u8], file: &str) -> Result<Vec<JsonRow>> {
 
 fn cross_check(
     index: usize,
-    raw: Vec<Box<str>>,
+    raw: csv::StringRecord,
     (key, fields): JsonRow,
     names: FileNames<'_>,
 ) -> Result<SummaryRow> {
@@ -357,25 +362,25 @@ fn cross_check(
         names.json,
         &format!("row {id}"),
     )?;
-    let cells = raw
-        .into_iter()
-        .zip(fields)
+    let mut typed = [Typed::Null; FIELD_COUNT];
+    for (((slot, text), (_, json)), &field) in typed
+        .iter_mut()
+        .zip(raw.iter())
+        .zip(&fields)
         .zip(Field::ALL)
-        .map(|((raw, (_, json)), &field)| {
-            let typed = agree(&raw, &json).ok_or_else(|| {
-                Error::Disagree(Box::new(Disagreement {
-                    csv_file: names.csv.to_string(),
-                    json_file: names.json.to_string(),
-                    row: id.to_string(),
-                    field: field.name().to_string(),
-                    csv: raw.to_string(),
-                    json: json.to_string(),
-                }))
-            })?;
-            Ok(Cell { raw, typed })
-        })
-        .collect::<Result<Box<[Cell]>>>()?;
-    Ok(SummaryRow { id, cells })
+    {
+        *slot = agree(text, json).ok_or_else(|| {
+            Error::Disagree(Box::new(Disagreement {
+                csv_file: names.csv.to_string(),
+                json_file: names.json.to_string(),
+                row: id.to_string(),
+                field: field.name().to_string(),
+                csv: text.to_string(),
+                json: json.to_string(),
+            }))
+        })?;
+    }
+    Ok(SummaryRow { id, raw, typed })
 }
 
 /// The typed value of a cell when the CSV text and the JSON value agree, else `None`.

@@ -96,6 +96,8 @@ fn pin(name: &str, kind: InputKind, path: &str, bytes: &[u8]) -> VerifiedInput {
         },
         bytes: bytes.to_vec(),
         origin: Origin::Download("test".into()),
+        sha256: HexDigest::sha256(bytes),
+        git_blob_sha1: HexDigest::git_blob_sha1(bytes),
     }
 }
 

@@ -175,6 +175,8 @@ pub fn verified(
         },
         bytes: bytes.to_vec(),
         origin: Origin::Download("memory".into()),
+        sha256: HexDigest::sha256(bytes),
+        git_blob_sha1: HexDigest::git_blob_sha1(bytes),
     }
 }
 

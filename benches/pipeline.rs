@@ -1,0 +1,121 @@
+//! Speed of each pipeline stage on the real inputs, and of the analysis on synthetic summaries of
+//! 1k, 10k and 100k rows. Run with `cargo bench`; see BENCHMARKS.md for recorded figures.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use divan::{black_box, Bencher};
+use scenario_ratios::config::ArticleConfig;
+use scenario_ratios::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs};
+use scenario_ratios::{analysis, article, figure, package, pipeline, summary, synth};
+
+fn main() {
+    divan::main();
+}
+
+fn real_inputs() -> &'static Inputs {
+    static INPUTS: OnceLock<Inputs> = OnceLock::new();
+    INPUTS.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let cache =
+            std::env::temp_dir().join(format!("scenario-ratios-bench-{}", std::process::id()));
+        let opts = AcquireOptions {
+            cache_dir: cache,
+            mirror: Some(root.join("../shared/upstream")),
+            download_base: None,
+            allow_download: false,
+        };
+        inputs::acquire(InputManifest::committed().unwrap(), &opts)
+            .expect("mirror beside the repository")
+    })
+}
+
+fn computed() -> &'static pipeline::Computed {
+    static C: OnceLock<pipeline::Computed> = OnceLock::new();
+    C.get_or_init(|| pipeline::compute(real_inputs(), ArticleConfig::committed().unwrap()).unwrap())
+}
+
+#[divan::bench]
+fn load_and_cross_check(b: Bencher) {
+    let i = real_inputs();
+    let csv = &i.single(InputKind::SummaryCsv).unwrap().bytes;
+    let json = &i.single(InputKind::SummaryJson).unwrap().bytes;
+    b.bench(|| summary::load(black_box(csv), black_box(json), Default::default()).unwrap());
+}
+
+#[divan::bench]
+fn scope_and_matching(b: Bencher) {
+    let c = computed();
+    b.bench(|| analysis::analyse(black_box(&c.summary), &c.config).unwrap());
+}
+
+#[divan::bench]
+fn svg_figures(b: Bencher) {
+    let a = &computed().analysis;
+    b.bench(|| {
+        (
+            figure::highlights(a).unwrap(),
+            figure::all_pairs(a).unwrap(),
+        )
+    });
+}
+
+#[divan::bench]
+fn article_rendering(b: Bencher) {
+    let c = computed();
+    b.bench(|| {
+        article::render(
+            &article::ArticleData {
+                config: &c.config,
+                analysis: &c.analysis,
+                checks: &c.checks,
+                inputs: &c.pins,
+                facts: &c.facts,
+                tool: pipeline::TOOL,
+            },
+            article::PROSE,
+        )
+        .unwrap()
+    });
+}
+
+#[divan::bench]
+fn zip_packaging(b: Bencher) {
+    let mut entries: BTreeMap<String, Vec<u8>> =
+        package::source_files(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    for f in &real_inputs().files {
+        entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
+    }
+    b.bench(|| package::bundle(black_box(&entries), 1_795_996_800).unwrap());
+}
+
+/// Everything after acquisition, in memory: compute, render, package, validate.
+#[divan::bench]
+fn whole_pipeline_in_process(b: Bencher) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    b.bench(|| {
+        let c = pipeline::compute(real_inputs(), ArticleConfig::committed().unwrap()).unwrap();
+        let mut dist = pipeline::render(&c).unwrap();
+        let sources = package::source_files(root).unwrap();
+        pipeline::package(&mut dist, real_inputs(), &c, sources, 1_795_996_800).unwrap();
+        dist
+    });
+}
+
+/// Scope + matching + ratios on synthetic summaries (loading excluded).
+#[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 10, sample_size = 1)]
+fn analysis_scaling(b: Bencher, rows: usize) {
+    let config = ArticleConfig::committed().unwrap();
+    let (csv, json) = synth::generate(rows, 1, &config);
+    let s = summary::load(&csv, &json, Default::default()).unwrap();
+    b.bench(|| analysis::analyse(black_box(&s), &config).unwrap());
+}
+
+/// Loading and cross-checking synthetic summaries.
+#[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 5, sample_size = 1)]
+fn load_scaling(b: Bencher, rows: usize) {
+    let config = ArticleConfig::committed().unwrap();
+    let (csv, json) = synth::generate(rows, 1, &config);
+    b.bench(|| summary::load(black_box(&csv), black_box(&json), Default::default()).unwrap());
+}

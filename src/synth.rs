@@ -1,0 +1,325 @@
+//! Synthetic summaries for scaling tests and benchmarks: a consistent `summary.csv` +
+//! `summary.json` pair of any size, with realistic fields, complete pairs, unmatched and duplicate
+//! rows, rows outside the scope, and every missing-value spelling. The configured highlights are
+//! included once each, so the committed article configuration works on synthetic data too.
+//!
+//! The output is a pure function of the row count and the seed.
+
+use std::fmt::Write;
+
+use crate::config::ArticleConfig;
+use crate::summary::Field;
+
+/// A small deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// One cell: the CSV text and the JSON literal.
+struct Cell {
+    csv: String,
+    json: String,
+}
+
+fn text(s: &str) -> Cell {
+    Cell {
+        csv: s.to_string(),
+        json: serde_json::Value::from(s).to_string(),
+    }
+}
+
+fn int(i: i64) -> Cell {
+    Cell {
+        csv: i.to_string(),
+        json: i.to_string(),
+    }
+}
+
+fn null(spelling: &str) -> Cell {
+    Cell {
+        csv: spelling.to_string(),
+        json: "null".into(),
+    }
+}
+
+/// A Result: full precision in the CSV, 10 decimals in the JSON (as the real files).
+fn result(x: f64) -> Cell {
+    let json = format!("{x:.10}");
+    let json = json.trim_end_matches('0');
+    let json = if json.ends_with('.') {
+        format!("{json}0")
+    } else {
+        json.to_string()
+    };
+    Cell {
+        csv: format!("{x}"),
+        json,
+    }
+}
+
+/// What a submission looks like before it becomes rows.
+struct Submission {
+    organization: String,
+    system: String,
+    platform: String,
+    model: &'static str,
+    accelerators: i64,
+    notes: Cell,
+    accelerator_name: Cell,
+    division: &'static str,
+    availability: &'static str,
+    units: &'static str,
+}
+
+const MODELS: &[&str] = &[
+    "deepseek-r1",
+    "gpt-oss-120b",
+    "llama2-70b-99.9",
+    "llama3.1-8b",
+];
+
+fn row(s: &Submission, scenario: &str, value: f64) -> Vec<Cell> {
+    let location = format!(
+        "./{}/{}/results/{}/{}/{scenario}/performance/run_1",
+        s.division, s.organization, s.platform, s.model
+    );
+    Field::ALL
+        .iter()
+        .map(|f| match f {
+            Field::Organization => text(&s.organization),
+            Field::Availability => text(s.availability),
+            Field::Division => text(s.division),
+            Field::SystemType => text("datacenter"),
+            Field::SystemName => text(&s.system),
+            Field::Platform => text(&s.platform),
+            Field::Model | Field::MlperfModel => text(s.model),
+            Field::Scenario => text(scenario),
+            Field::Result => result(value),
+            Field::Accuracy => text("exact_match: 84.1  TOKENS_PER_SAMPLE: 3790.5"),
+            Field::NumberOfNodes => int(1),
+            Field::HostProcessorModelName => text("Synthetic CPU 64-Core"),
+            Field::HostProcessorsPerNode => int(2),
+            Field::HostProcessorCoreCount => text("64"),
+            Field::AcceleratorModelName => Cell {
+                csv: s.accelerator_name.csv.clone(),
+                json: s.accelerator_name.json.clone(),
+            },
+            Field::AcceleratorsPerNode | Field::TotalAccelerators => int(s.accelerators),
+            Field::Location => text(&location),
+            Field::Framework => text("Synthetic RT 1.0"),
+            Field::OperatingSystem => text("Linux"),
+            Field::Notes => Cell {
+                csv: s.notes.csv.clone(),
+                json: s.notes.json.clone(),
+            },
+            Field::Compliance => text(s.division),
+            Field::Errors | Field::Inferred => int(0),
+            Field::Version => text("v6.1"),
+            Field::HasPower => Cell {
+                csv: "False".into(),
+                json: "false".into(),
+            },
+            Field::Units => text(s.units),
+            Field::WeightDataTypes => text("fp4"),
+            Field::DesignPowerWatts => null("None"),
+            Field::PrivateId => null(""),
+        })
+        .collect()
+}
+
+/// Generates `rows` rows (at least the highlighted pairs). Returns (summary.csv, summary.json).
+pub fn generate(rows: usize, seed: u64, config: &ArticleConfig) -> (Vec<u8>, Vec<u8>) {
+    let mut rng = Rng(seed);
+    let mut out: Vec<Vec<Cell>> = Vec::with_capacity(rows + 8);
+    // The configured highlights, once each, so the committed configuration selects them.
+    for h in &config.highlights {
+        let s = Submission {
+            organization: h.organization.clone(),
+            system: format!("{} {}", h.organization, h.platform),
+            platform: h.platform.clone(),
+            model: MODELS
+                .iter()
+                .copied()
+                .find(|m| *m == h.model)
+                .unwrap_or("gpt-oss-120b"),
+            accelerators: 8,
+            notes: null(""),
+            accelerator_name: text("Synthetic GPU"),
+            division: "closed",
+            availability: "available",
+            units: "Tokens/s",
+        };
+        let offline = 1000.0 + 99000.0 * rng.unit();
+        out.push(row(&s, "Offline", offline));
+        out.push(row(&s, "Server", offline * (0.6 + 0.45 * rng.unit())));
+    }
+    let mut n = 0u64;
+    while out.len() < rows {
+        n += 1;
+        let kind = rng.below(100);
+        let s = Submission {
+            organization: format!("Org{}", rng.below(400)),
+            system: format!(
+                "System {n} ({}x accelerators, \"rev\" {})",
+                1 << rng.below(7),
+                n % 13
+            ),
+            platform: format!("{}xSYN_{}", 1 << rng.below(7), n),
+            model: rng.pick(MODELS),
+            accelerators: 1 << rng.below(7),
+            notes: match rng.below(4) {
+                0 => null(""),
+                1 => null("N/A"),
+                2 => text("tuned, \"batch\" 64; line\nbreak"),
+                _ => text("none"),
+            },
+            accelerator_name: if rng.below(10) == 0 {
+                null("N/A")
+            } else {
+                text("Synthetic GPU 192GB")
+            },
+            division: if kind < 3 { "open" } else { "closed" },
+            availability: if kind == 3 { "preview" } else { "available" },
+            units: if kind == 4 { "Samples/s" } else { "Tokens/s" },
+        };
+        let offline = 10.0 + 900_000.0 * rng.unit();
+        out.push(row(&s, "Offline", offline));
+        match kind {
+            // An Offline row without its Server partner.
+            5 => {}
+            // Two Server rows for one key: reported as duplicates.
+            6 => {
+                out.push(row(&s, "Server", offline * 0.9));
+                out.push(row(&s, "Server", offline * 0.8));
+            }
+            _ => out.push(row(&s, "Server", offline * (0.35 + 0.7 * rng.unit()))),
+        }
+    }
+    out.truncate(rows.max(2 * config.highlights.len()));
+    (csv_bytes(&out), json_bytes(&out))
+}
+
+fn csv_bytes(rows: &[Vec<Cell>]) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Always)
+        .from_writer(Vec::new());
+    let header: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(&header);
+    for r in rows {
+        let _ = w.write_record(r.iter().map(|c| c.csv.as_str()));
+    }
+    w.into_inner().unwrap_or_default()
+}
+
+fn json_bytes(rows: &[Vec<Cell>]) -> Vec<u8> {
+    let mut s = String::from("{\n");
+    for (i, r) in rows.iter().enumerate() {
+        let _ = writeln!(s, "    \"{i}\":{{");
+        for (j, (f, c)) in Field::ALL.iter().zip(r).enumerate() {
+            let comma = if j + 1 < r.len() { "," } else { "" };
+            let _ = writeln!(s, "        \"{}\":{}{comma}", f.name(), c.json);
+        }
+        s.push_str(if i + 1 < rows.len() {
+            "    },\n"
+        } else {
+            "    }\n"
+        });
+    }
+    s.push_str("}\n");
+    s.into_bytes()
+}
+
+/// Writes a synthetic pair under `dir` in mirror layout, plus `dir/inputs.json` pinning both, so
+/// that `scenario-ratios build --manifest dir/inputs.json --mirror dir` runs the whole pipeline on it.
+pub fn write(dir: &std::path::Path, rows: usize, seed: u64) -> crate::Result<std::path::PathBuf> {
+    use crate::error::Error;
+    use crate::inputs::{HexDigest, InputKind, InputManifest, PinnedInput};
+    let config = ArticleConfig::committed()?;
+    let (csv, json) = generate(rows, seed, &config);
+    let repository = "synthetic/summaries";
+    let commit = format!("{seed:040x}");
+    let mut inputs = Vec::new();
+    for (name, kind, bytes) in [
+        ("summary.csv", InputKind::SummaryCsv, &csv),
+        ("summary.json", InputKind::SummaryJson, &json),
+    ] {
+        let path = dir.join(repository).join(name);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        inputs.push(PinnedInput {
+            name: name.to_string(),
+            kind,
+            repository: repository.to_string(),
+            commit: commit.clone(),
+            path: name.to_string(),
+            url: format!("https://example.invalid/{repository}/{commit}/{name}"),
+            size: bytes.len() as u64,
+            sha256: HexDigest::sha256(bytes),
+            git_blob_sha1: HexDigest::git_blob_sha1(bytes),
+            license: "CC0-1.0".into(),
+            acquired: "2026-11-30".into(),
+        });
+    }
+    let manifest = InputManifest {
+        about: format!("synthetic summaries: {rows} rows, seed {seed}"),
+        source_date: "2026-11-30T00:00:00Z".into(),
+        inputs,
+    };
+    let path = dir.join("inputs.json");
+    let text = serde_json::to_vec_pretty(&manifest)
+        .map_err(|e| Error::invalid("inputs.json", e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_files_pass_the_cross_check_and_analysis() {
+        let config = ArticleConfig::committed().unwrap();
+        let (csv, json) = generate(2000, 7, &config);
+        let s = crate::summary::load(&csv, &json, Default::default()).unwrap();
+        assert_eq!(s.rows.len(), 2000);
+        let a = crate::analysis::analyse(&s, &config).unwrap();
+        assert!(a.counts.pairs > 500, "{:?}", a.counts);
+        assert!(a.counts.unmatched > 0);
+        assert!(a.counts.eligible < 2000, "some rows are out of scope");
+        assert!(a
+            .unmatched
+            .iter()
+            .any(|u| matches!(u.reason, crate::analysis::UnmatchedReason::Duplicate { .. })));
+        assert_eq!(a.highlights.len(), config.highlights.len());
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        let config = ArticleConfig::committed().unwrap();
+        assert_eq!(generate(300, 1, &config), generate(300, 1, &config));
+        assert_ne!(generate(300, 1, &config), generate(300, 2, &config));
+    }
+}
