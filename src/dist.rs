@@ -61,6 +61,12 @@ impl Dist {
             .ok_or_else(|| Error::invalid(out.display().to_string(), "output folder needs a name"))?
             .to_string_lossy()
             .into_owned();
+        if !parent.is_dir() {
+            return Err(Error::invalid(
+                parent.display().to_string(),
+                "is not an existing folder; cannot write the output inside it",
+            ));
+        }
         let pid = std::process::id();
         let tmp = parent.join(format!("{name}.tmp-{pid}"));
         let old = parent.join(format!("{name}.old-{pid}"));

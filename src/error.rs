@@ -22,6 +22,8 @@ pub enum Error {
         expected: String,
         actual: String,
     },
+    #[error("{}: mirror folder does not exist (given by --mirror or UPSTREAM_MIRROR)", .0.display())]
+    MirrorMissing(PathBuf),
     #[error("input `{name}`: {message}")]
     Acquire { name: String, message: String },
     #[error("{url}: download failed: {message}")]

@@ -427,7 +427,7 @@ pub fn half_unit_of_last_digit(text: &str) -> f64 {
     let decimals = mantissa
         .split_once('.')
         .map_or(0, |(_, frac)| frac.trim_end_matches('0').len() as i32);
-    0.5 * 10f64.powi(exponent - decimals)
+    0.5 * 10f64.powi(exponent.saturating_sub(decimals))
 }
 
 /// Outcome of one check.

@@ -348,10 +348,7 @@ pub struct AcquireOptions {
 pub fn acquire(manifest: InputManifest, opts: &AcquireOptions) -> Result<Inputs> {
     if let Some(m) = &opts.mirror {
         if !m.is_dir() {
-            return Err(Error::Acquire {
-                name: "*".into(),
-                message: format!("mirror folder {} does not exist", m.display()),
-            });
+            return Err(Error::MirrorMissing(m.clone()));
         }
     }
     let files = manifest

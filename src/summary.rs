@@ -69,6 +69,9 @@ pub const FIELD_COUNT: usize = 31;
 /// CSV spellings that stand for a JSON `null` (all seen in the real v6.1 files).
 pub const MISSING_SPELLINGS: &[&str] = &["", "None", "N/A"];
 
+/// Largest field accepted, in bytes (the real files' largest is a few hundred bytes).
+pub const MAX_FIELD_BYTES: usize = 1 << 20;
+
 /// Decimal places the JSON file keeps for non-integer numbers (the CSV keeps more).
 pub const JSON_DECIMALS: i32 = 10;
 
@@ -241,6 +244,21 @@ fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<csv::StringRecord>> {
     for (i, rec) in records.enumerate() {
         let rec = rec.map_err(|e| csv_error(file, &e))?;
         let line = rec.position().map_or(0, |p| p.line());
+        if let Some((f, len)) = Field::ALL
+            .iter()
+            .zip(rec.iter())
+            .map(|(f, v)| (f, v.len()))
+            .find(|&(_, len)| len > MAX_FIELD_BYTES)
+        {
+            return Err(Error::parse(
+                file,
+                format!("line {line} (row {i})"),
+                format!(
+                    "field `{}` has {len} bytes; at most {MAX_FIELD_BYTES} are accepted",
+                    f.name()
+                ),
+            ));
+        }
         if rec.len() != FIELD_COUNT {
             return Err(Error::parse(
                 file,
@@ -258,9 +276,10 @@ fn csv_error(file: &str, e: &csv::Error) -> Error {
         .position()
         .map_or(String::from("?"), |p| p.line().to_string());
     let message = match e.kind() {
-        csv::ErrorKind::Utf8 { err, .. } => {
-            format!("invalid UTF-8 in field {}", err.field() + 1)
-        }
+        csv::ErrorKind::Utf8 { err, .. } => match Field::ALL.get(err.field()) {
+            Some(f) => format!("invalid UTF-8 in field `{}`", f.name()),
+            None => format!("invalid UTF-8 in field {}", err.field() + 1),
+        },
         _ => e.to_string(),
     };
     Error::parse(file, format!("line {line}"), message)
@@ -334,10 +353,16 @@ fn parse_json(bytes: &[u8], file: &str) -> Result<Vec<JsonRow>> {
         .deserialize_map(Rows)
         .and_then(|r| de.end().map(|()| r))
         .map_err(|e| {
+            // serde_json appends " at line L column C"; the location is already in front.
+            let message = e.to_string();
+            let message = message
+                .rfind(" at line ")
+                .map_or(message.as_str(), |i| &message[..i])
+                .to_string();
             Error::parse(
                 file,
                 format!("line {} column {}", e.line(), e.column()),
-                e.to_string(),
+                message,
             )
         })?;
     Ok(rows)

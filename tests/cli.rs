@@ -255,7 +255,7 @@ fn a_missing_mirror_folder_is_a_clear_error() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o).trim(),
-        "error: input `*`: mirror folder /nonexistent/mirror does not exist"
+        "error: /nonexistent/mirror: mirror folder does not exist (given by --mirror or UPSTREAM_MIRROR)"
     );
 }
 

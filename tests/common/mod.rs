@@ -67,28 +67,34 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// Lays out the summary pair of fixture `case` as a mirror under `dir/mirror` and writes a manifest
 /// pinning it (hashes computed here from the fixture bytes). Returns the manifest path.
 pub fn fixture_manifest(case: &str, dir: &Path) -> PathBuf {
+    let csv = std::fs::read(fixture(case).join("summary.csv")).unwrap();
+    let json = std::fs::read(fixture(case).join("summary.json")).unwrap();
+    manifest_for(&csv, &json, dir)
+}
+
+/// Lays out a summary pair as a mirror under `dir/mirror` and writes `dir/inputs.json` pinning it.
+pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
     let repo = "example/fixtures";
     let commit = "0123456789abcdef0123456789abcdef01234567";
     let mut inputs = Vec::new();
-    for (name, kind) in [
-        ("summary.csv", "summary-csv"),
-        ("summary.json", "summary-json"),
+    for (name, kind, bytes) in [
+        ("summary.csv", "summary-csv", csv),
+        ("summary.json", "summary-json", json),
     ] {
-        let bytes = std::fs::read(fixture(case).join(name)).unwrap();
         let target = dir.join("mirror").join(repo).join(name);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::write(&target, &bytes).unwrap();
+        std::fs::write(&target, bytes).unwrap();
         inputs.push(serde_json::json!({
             "name": name, "kind": kind, "repository": repo, "commit": commit, "path": name,
             "url": format!("https://example.org/{repo}/{commit}/{name}"),
             "size": bytes.len(),
-            "sha256": HexDigest::sha256(&bytes).as_str(),
-            "git_blob_sha1": HexDigest::git_blob_sha1(&bytes).as_str(),
+            "sha256": HexDigest::sha256(bytes).as_str(),
+            "git_blob_sha1": HexDigest::git_blob_sha1(bytes).as_str(),
             "license": "Apache-2.0", "acquired": "2026-11-30",
         }));
     }
     let manifest = serde_json::json!({
-        "about": format!("fixture {case}"),
+        "about": "test inputs",
         "source_date": "2026-11-30T00:00:00Z",
         "inputs": inputs,
     });
