@@ -39,6 +39,7 @@ pub const SOURCE_PATHS: &[&str] = &[
     "askama.toml",
     "src",
     "benches",
+    "examples",
     "templates",
     "content",
     "data/inputs.json",

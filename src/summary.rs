@@ -135,13 +135,45 @@ impl Cell<'_> {
     }
 }
 
-/// One result row with all 31 cells. The raw texts live in one contiguous CSV record, so a row
-/// is two allocations however many fields it has.
+/// One result row with all 31 cells. The raw texts live in one string with the field ends beside
+/// it, so a row is one allocation however many fields it has, and reading a field is one lookup.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {
     pub id: RowId,
-    raw: csv::StringRecord,
+    raw: RawRecord,
     typed: [Typed; FIELD_COUNT],
+}
+
+/// The 31 raw CSV texts of a row, concatenated, with the end offset of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawRecord {
+    text: Box<str>,
+    ends: [u32; FIELD_COUNT],
+}
+
+impl RawRecord {
+    /// Packs a CSV record of exactly 31 fields (the caller checked the count and field sizes).
+    fn pack(rec: &csv::StringRecord) -> Self {
+        let mut text = String::with_capacity(rec.as_slice().len());
+        let mut ends = [0u32; FIELD_COUNT];
+        for (end, field) in ends.iter_mut().zip(rec.iter()) {
+            text.push_str(field);
+            *end = text.len() as u32;
+        }
+        RawRecord {
+            text: text.into_boxed_str(),
+            ends,
+        }
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..FIELD_COUNT).map(|i| self.get(i))
+    }
 }
 
 impl SummaryRow {
@@ -154,7 +186,7 @@ impl SummaryRow {
 
     pub fn raw(&self, f: Field) -> &str {
         // The loader checked that every record has FIELD_COUNT fields.
-        self.raw.get(f as usize).unwrap_or_default()
+        self.raw.get(f as usize)
     }
 
     pub fn typed(&self, f: Field) -> Typed {
@@ -196,25 +228,7 @@ impl Default for FileNames<'_> {
 /// Parses both files and checks that they hold the same rows, fields and values.
 pub fn load(csv_bytes: &[u8], json_bytes: &[u8], names: FileNames<'_>) -> Result<Summary> {
     let csv_rows = parse_csv(csv_bytes, names.csv)?;
-    let json_rows = parse_json(json_bytes, names.json)?;
-    if csv_rows.len() != json_rows.len() {
-        return Err(Error::parse(
-            names.json,
-            "top level",
-            format!(
-                "{} rows, but {} has {} rows",
-                json_rows.len(),
-                names.csv,
-                csv_rows.len()
-            ),
-        ));
-    }
-    let rows = csv_rows
-        .into_iter()
-        .zip(json_rows)
-        .enumerate()
-        .map(|(i, (raw, json))| cross_check(i, raw, json, names))
-        .collect::<Result<Vec<_>>>()?;
+    let rows = parse_json_against(json_bytes, csv_rows, names)?;
     Ok(Summary { rows })
 }
 
@@ -223,7 +237,7 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
 }
 
 /// Reads the CSV into raw records of exactly 31 strings, after checking the header.
-fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<csv::StringRecord>> {
+fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<RawRecord>> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -266,7 +280,7 @@ fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<csv::StringRecord>> {
                 format!("expected {FIELD_COUNT} fields, found {}", rec.len()),
             ));
         }
-        rows.push(rec);
+        rows.push(RawRecord::pack(&rec));
     }
     Ok(rows)
 }
@@ -309,19 +323,58 @@ fn check_header<'a>(names: impl Iterator<Item = &'a str>, file: &str, place: &st
 /// One JSON row: its key and its fields in file order.
 type JsonRow = (String, Vec<(String, serde_json::Value)>);
 
-/// Reads the JSON object of rows, keeping the order of keys and fields.
-fn parse_json(bytes: &[u8], file: &str) -> Result<Vec<JsonRow>> {
-    struct Rows;
-    impl<'de> Visitor<'de> for Rows {
-        type Value = Vec<JsonRow>;
+/// Reads the JSON object of rows and cross-checks each row against its CSV record as soon as it
+/// is parsed, so the JSON values of only one row are in memory at a time.
+fn parse_json_against(
+    bytes: &[u8],
+    csv_rows: Vec<RawRecord>,
+    names: FileNames<'_>,
+) -> Result<Vec<SummaryRow>> {
+    struct Rows<'c, 'n> {
+        csv: std::vec::IntoIter<RawRecord>,
+        csv_len: usize,
+        names: FileNames<'n>,
+        failure: &'c mut Option<Error>,
+    }
+    impl<'de> Visitor<'de> for Rows<'_, '_> {
+        type Value = Vec<SummaryRow>;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("an object of rows keyed by row ID")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut rows = Vec::new();
+        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Self::Value, A::Error> {
+            use serde::de::Error as _;
+            let mut rows = Vec::with_capacity(self.csv_len);
             while let Some(key) = map.next_key::<String>()? {
                 let fields = map.next_value_seed(Fields)?;
-                rows.push((key, fields));
+                let index = rows.len();
+                let checked = match self.csv.next() {
+                    Some(raw) => cross_check(index, raw, (key, fields), self.names),
+                    None => Err(Error::parse(
+                        self.names.json,
+                        format!("row {index}"),
+                        format!("{} has only {} rows", self.names.csv, self.csv_len),
+                    )),
+                };
+                match checked {
+                    Ok(row) => rows.push(row),
+                    Err(e) => {
+                        *self.failure = Some(e);
+                        return Err(A::Error::custom("cross-check failed"));
+                    }
+                }
+            }
+            if rows.len() != self.csv_len {
+                *self.failure = Some(Error::parse(
+                    self.names.json,
+                    "top level",
+                    format!(
+                        "{} rows, but {} has {} rows",
+                        rows.len(),
+                        self.names.csv,
+                        self.csv_len
+                    ),
+                ));
+                return Err(A::Error::custom("row count differs"));
             }
             Ok(rows)
         }
@@ -346,31 +399,41 @@ fn parse_json(bytes: &[u8], file: &str) -> Result<Vec<JsonRow>> {
             Ok(fields)
         }
     }
+    let file = names.json;
     let text = std::str::from_utf8(strip_bom(bytes))
         .map_err(|e| Error::parse(file, format!("byte {}", e.valid_up_to()), "invalid UTF-8"))?;
+    let mut failure = None;
+    let csv_len = csv_rows.len();
     let mut de = serde_json::Deserializer::from_str(text);
-    let rows = de
-        .deserialize_map(Rows)
-        .and_then(|r| de.end().map(|()| r))
-        .map_err(|e| {
-            // serde_json appends " at line L column C"; the location is already in front.
-            let message = e.to_string();
-            let message = message
-                .rfind(" at line ")
-                .map_or(message.as_str(), |i| &message[..i])
-                .to_string();
-            Error::parse(
-                file,
-                format!("line {} column {}", e.line(), e.column()),
-                message,
-            )
-        })?;
-    Ok(rows)
+    let parsed = de
+        .deserialize_map(Rows {
+            csv: csv_rows.into_iter(),
+            csv_len,
+            names,
+            failure: &mut failure,
+        })
+        .and_then(|r| de.end().map(|()| r));
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    parsed.map_err(|e| {
+        // serde_json appends " at line L column C"; the location is already in front.
+        let message = e.to_string();
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |i| &message[..i])
+            .to_string();
+        Error::parse(
+            file,
+            format!("line {} column {}", e.line(), e.column()),
+            message,
+        )
+    })
 }
 
 fn cross_check(
     index: usize,
-    raw: csv::StringRecord,
+    raw: RawRecord,
     (key, fields): JsonRow,
     names: FileNames<'_>,
 ) -> Result<SummaryRow> {
