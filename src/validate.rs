@@ -231,23 +231,28 @@ fn zip_listing_problems(bytes: &[u8]) -> Result<(usize, Vec<String>)> {
         .map_err(|e| Error::invalid(ZIP_NAME, format!("{INVENTORY_NAME}: {e}")))?
         .read_to_string(&mut inventory)
         .map_err(|e| Error::invalid(ZIP_NAME, format!("{INVENTORY_NAME}: {e}")))?;
-    let listed: BTreeSet<String> = package::parse_sums(INVENTORY_NAME, &inventory)?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
-    for n in &names {
-        if n != INVENTORY_NAME && !listed.contains(n) {
-            problems.push(format!("{n}: not in {INVENTORY_NAME}"));
-        }
-    }
-    if listed.len() + 1 != names.len() {
-        problems.push(format!(
-            "{INVENTORY_NAME} lists {} entries for {} files",
-            listed.len(),
-            names.len() - 1
-        ));
-    }
+    let listed = package::parse_sums(INVENTORY_NAME, &inventory)?;
+    problems.extend(inventory_coverage(
+        names.iter().map(String::as_str),
+        &listed,
+    ));
     Ok((names.len(), problems))
+}
+
+/// Entries missing from the inventory, and inventory lines naming no entry.
+fn inventory_coverage<'a>(
+    names: impl Iterator<Item = &'a str>,
+    listed: &[(String, String)],
+) -> Vec<String> {
+    let names: BTreeSet<&str> = names.filter(|n| *n != INVENTORY_NAME).collect();
+    let listed: BTreeSet<&str> = listed.iter().map(|(p, _)| p.as_str()).collect();
+    let absent = listed
+        .difference(&names)
+        .map(|p| format!("{ZIP_NAME}: {p}: listed in the inventory but absent"));
+    let unlisted = names
+        .difference(&listed)
+        .map(|p| format!("{ZIP_NAME}: {p}: not in the inventory"));
+    absent.chain(unlisted).collect()
 }
 
 /// Checks a zip's inventory against its entries: returns the entry count and the problems.
@@ -260,27 +265,15 @@ fn inventory_problems(entries: &BTreeMap<String, Vec<u8>>) -> Result<(usize, Vec
         std::str::from_utf8(inventory)
             .map_err(|_| Error::invalid(ZIP_NAME, format!("{INVENTORY_NAME} is not UTF-8")))?,
     )?;
-    let mut problems = Vec::new();
-    let mut seen = BTreeSet::new();
+    let mut problems = inventory_coverage(entries.keys().map(String::as_str), &listed);
     for (path, hex) in &listed {
-        seen.insert(path.as_str());
-        match entries.get(path) {
-            None => problems.push(format!(
-                "{ZIP_NAME}: {path}: listed in the inventory but absent"
-            )),
-            Some(b) => {
-                let actual = HexDigest::sha256(b);
-                if actual.as_str() != hex {
-                    problems.push(format!(
-                        "{ZIP_NAME}: {path}: SHA-256 mismatch: inventory {hex}, actual {actual}"
-                    ));
-                }
+        if let Some(b) = entries.get(path) {
+            let actual = HexDigest::sha256(b);
+            if actual.as_str() != hex {
+                problems.push(format!(
+                    "{ZIP_NAME}: {path}: SHA-256 mismatch: inventory {hex}, actual {actual}"
+                ));
             }
-        }
-    }
-    for path in entries.keys() {
-        if path != INVENTORY_NAME && !seen.contains(path.as_str()) {
-            problems.push(format!("{ZIP_NAME}: {path}: not in the inventory"));
         }
     }
     Ok((entries.len(), problems))
@@ -453,6 +446,36 @@ pub fn verify_zip(name: &str, bytes: &[u8]) -> Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inventory_problems_name_each_entry() {
+        let h = |b: &[u8]| HexDigest::sha256(b).to_string();
+        let mut e = BTreeMap::new();
+        e.insert("a.txt".to_string(), b"a".to_vec());
+        e.insert("b.txt".to_string(), b"b".to_vec());
+        e.insert("c.txt".to_string(), b"c".to_vec());
+        let inventory = format!(
+            "{}  a.txt\n{}  c.txt\n{}  gone.txt\n",
+            h(b"a"),
+            h(b"x"),
+            h(b"g")
+        );
+        e.insert(INVENTORY_NAME.to_string(), inventory.into_bytes());
+        let (n, problems) = inventory_problems(&e).unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(
+            problems,
+            [
+                "reproducibility.zip: gone.txt: listed in the inventory but absent".to_string(),
+                "reproducibility.zip: b.txt: not in the inventory".to_string(),
+                format!(
+                    "reproducibility.zip: c.txt: SHA-256 mismatch: inventory {}, actual {}",
+                    h(b"x"),
+                    h(b"c")
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn external_resources_are_found() {

@@ -5,9 +5,7 @@ mod common;
 use scenario_ratios::analysis;
 use scenario_ratios::config::ArticleConfig;
 use scenario_ratios::evidence::{self, CheckerFacts, LogScenario, Status};
-use scenario_ratios::inputs::{
-    HexDigest, InputKind, InputManifest, Inputs, Origin, PinnedInput, VerifiedInput,
-};
+use scenario_ratios::inputs::{InputKind, InputManifest, Inputs, PinnedInput};
 use scenario_ratios::summary::{self, FileNames};
 
 fn read(rel: &str) -> String {
@@ -79,28 +77,6 @@ Result is : VALID
 99.00 percentile time to output token (ns)   : 80000000
 ";
 
-fn pin(name: &str, kind: InputKind, path: &str, bytes: &[u8]) -> VerifiedInput {
-    VerifiedInput {
-        pin: PinnedInput {
-            name: name.into(),
-            kind,
-            repository: "example/inference_results_v6.1".into(),
-            commit: "0".repeat(40),
-            path: path.into(),
-            url: String::new(),
-            size: bytes.len() as u64,
-            sha256: HexDigest::sha256(bytes),
-            git_blob_sha1: HexDigest::git_blob_sha1(bytes),
-            license: "Apache-2.0".into(),
-            acquired: "2026-11-30".into(),
-        },
-        bytes: bytes.to_vec(),
-        origin: Origin::Download("test".into()),
-        sha256: HexDigest::sha256(bytes),
-        git_blob_sha1: HexDigest::git_blob_sha1(bytes),
-    }
-}
-
 /// The base fixture's B300 deepseek-r1 Server row (ID 1, Result 850.0) with a hand-made log whose
 /// p99 TPOT equals the 80 ms limit: the checker requires strictly below, so that check fails.
 #[test]
@@ -116,9 +92,10 @@ fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
     let log_path = "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt";
     let inputs = Inputs {
         manifest: InputManifest::committed().unwrap(),
-        files: vec![pin(
+        files: vec![common::verified(
             "server log",
             InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
             log_path,
             SERVER_LOG.as_bytes(),
         )],
@@ -177,9 +154,10 @@ fn an_invalid_log_fails_its_check() {
         .replace("850.04", "900");
     let inputs = Inputs {
         manifest: InputManifest::committed().unwrap(),
-        files: vec![pin(
+        files: vec![common::verified(
             "server log",
             InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
             log_path,
             bad.as_bytes(),
         )],
