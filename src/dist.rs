@@ -83,27 +83,14 @@ impl Dist {
     /// Checks that `dir` holds exactly these files with exactly these bytes (read back from disk).
     pub fn check_written(&self, dir: &Path) -> Result<()> {
         let mut seen = 0;
-        for entry in walkdir::WalkDir::new(dir) {
-            let entry =
-                entry.map_err(|e| Error::invalid(dir.display().to_string(), e.to_string()))?;
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let rel = entry
-                .path()
-                .strip_prefix(dir)
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_default();
+        for (rel, path) in files_under(dir)? {
             let expected = self.get(&rel).ok_or_else(|| {
-                Error::invalid(
-                    entry.path().display().to_string(),
-                    "unexpected file in the output",
-                )
+                Error::invalid(path.display().to_string(), "unexpected file in the output")
             })?;
-            let actual = fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            let actual = fs::read(&path).map_err(|e| Error::io(&path, e))?;
             if actual != expected {
                 return Err(Error::invalid(
-                    entry.path().display().to_string(),
+                    path.display().to_string(),
                     "the bytes read back differ from the bytes written",
                 ));
             }
@@ -132,6 +119,23 @@ impl Dist {
         }
         Ok(())
     }
+}
+
+/// Every file under `dir`, sorted, as (`/`-separated path relative to `dir`, full path).
+pub fn files_under(dir: &Path) -> Result<Vec<(DistPath, PathBuf)>> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::invalid(dir.display().to_string(), e.to_string()))?;
+        if entry.file_type().is_file() {
+            let rel = entry
+                .path()
+                .strip_prefix(dir)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            files.push((rel, entry.into_path()));
+        }
+    }
+    Ok(files)
 }
 
 /// Moves `tmp` to `out`, keeping the previous `out` until the new one is in place.

@@ -344,27 +344,12 @@ pub fn verify_sums(dir: &Path) -> Result<Report> {
             }
         }
     }
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| Error::invalid(dir.display().to_string(), e.to_string()))?;
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let rel = entry
-            .path()
-            .strip_prefix(dir)
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
+    for (rel, path) in crate::dist::files_under(dir)? {
         if rel != SUMS_NAME && !seen.contains(&rel) {
-            report.problems.push(format!(
-                "{}: not listed in {SUMS_NAME}",
-                entry.path().display()
-            ));
+            report
+                .problems
+                .push(format!("{}: not listed in {SUMS_NAME}", path.display()));
         }
-    }
-    let zip = dir.join(ZIP_NAME);
-    if zip.is_file() {
-        let bytes = std::fs::read(&zip).map_err(|e| Error::io(&zip, e))?;
-        report.merge(verify_zip(&zip.display().to_string(), &bytes)?);
     }
     Ok(report)
 }

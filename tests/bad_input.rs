@@ -134,21 +134,7 @@ fn make(case: &str, tmp: &Path) -> String {
         }
         "unwritable dist" => {
             std::fs::write(tmp.join("blocker"), b"a file, not a folder").unwrap();
-            let m = common::mirror();
-            let cache = tmp.join("cache");
-            let out = tmp.join("blocker/dist");
-            let o = run(
-                &common::root(),
-                &[
-                    "--mirror",
-                    m.to_str().unwrap(),
-                    "--cache",
-                    cache.to_str().unwrap(),
-                    "--out",
-                    out.to_str().unwrap(),
-                    "--offline",
-                ],
-            );
+            let o = common::build_real(&tmp.join("blocker/dist"), &tmp.join("cache"), &[]);
             assert_eq!(o.status.code(), Some(1));
             stderr(&o).replace(tmp.to_str().unwrap(), "<tmp>")
         }

@@ -124,19 +124,7 @@ fn chromium_renders_the_article_offline() {
     };
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("dist");
-    let m = common::mirror();
-    let o = common::run(
-        &common::root(),
-        &[
-            "--mirror",
-            m.to_str().unwrap(),
-            "--cache",
-            work.path().join("cache").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--offline",
-        ],
-    );
+    let o = common::build_real(&out, &work.path().join("cache"), &[]);
     assert!(o.status.success(), "{}", common::stderr(&o));
 
     // The detector works: a page loading a remote image without a CSP is caught.

@@ -20,19 +20,7 @@ fn pct2(v: &Value) -> String {
 #[test]
 fn real_build_reproduces_the_article_figures() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = mirror();
-    let o = run(
-        &common::root(),
-        &[
-            "build",
-            "--mirror",
-            m.to_str().unwrap(),
-            "--cache",
-            tmp.path().join("cache").to_str().unwrap(),
-            "--out",
-            tmp.path().join("dist").to_str().unwrap(),
-        ],
-    );
+    let o = common::build_real(&tmp.path().join("dist"), &tmp.path().join("cache"), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let r = results(&tmp.path().join("dist"));
     let c = &r["counts"];

@@ -77,10 +77,9 @@ Result is : VALID
 99.00 percentile time to output token (ns)   : 80000000
 ";
 
-/// The base fixture's B300 deepseek-r1 Server row (ID 1, Result 850.0) with a hand-made log whose
-/// p99 TPOT equals the 80 ms limit: the checker requires strictly below, so that check fails.
-#[test]
-fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
+/// Checks of the base fixture's highlighted rows, with `log` pinned as the LoadGen summary of the
+/// B300 deepseek-r1 Server row (ID 1) and no other evidence.
+fn base_checks_with_server_log(log: &str) -> evidence::Checks {
     let dir = common::fixture("base");
     let s = summary::load(
         &std::fs::read(dir.join("summary.csv")).unwrap(),
@@ -89,18 +88,24 @@ fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
     )
     .unwrap();
     let a = analysis::analyse(&s, &ArticleConfig::committed().unwrap()).unwrap();
-    let log_path = "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt";
     let inputs = Inputs {
         manifest: InputManifest::committed().unwrap(),
         files: vec![common::verified(
             "server log",
             InputKind::LoadgenSummary,
             "example/inference_results_v6.1",
-            log_path,
-            SERVER_LOG.as_bytes(),
+            "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt",
+            log.as_bytes(),
         )],
     };
-    let checks = evidence::check(&s, &a, &inputs, &CheckerFacts::committed().unwrap()).unwrap();
+    evidence::check(&s, &a, &inputs, &CheckerFacts::committed().unwrap()).unwrap()
+}
+
+/// The base fixture's B300 deepseek-r1 Server row (ID 1, Result 850.0) with a hand-made log whose
+/// p99 TPOT equals the 80 ms limit: the checker requires strictly below, so that check fails.
+#[test]
+fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
+    let checks = base_checks_with_server_log(SERVER_LOG);
     let of = |row: u32, name: &str| {
         checks
             .items
@@ -140,29 +145,10 @@ fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
 
 #[test]
 fn an_invalid_log_fails_its_check() {
-    let dir = common::fixture("base");
-    let s = summary::load(
-        &std::fs::read(dir.join("summary.csv")).unwrap(),
-        &std::fs::read(dir.join("summary.json")).unwrap(),
-        FileNames::default(),
-    )
-    .unwrap();
-    let a = analysis::analyse(&s, &ArticleConfig::committed().unwrap()).unwrap();
-    let log_path = "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt";
     let bad = SERVER_LOG
         .replace(": VALID", ": INVALID")
         .replace("850.04", "900");
-    let inputs = Inputs {
-        manifest: InputManifest::committed().unwrap(),
-        files: vec![common::verified(
-            "server log",
-            InputKind::LoadgenSummary,
-            "example/inference_results_v6.1",
-            log_path,
-            bad.as_bytes(),
-        )],
-    };
-    let checks = evidence::check(&s, &a, &inputs, &CheckerFacts::committed().unwrap()).unwrap();
+    let checks = base_checks_with_server_log(&bad);
     let status = |name: &str| {
         checks
             .items

@@ -9,18 +9,7 @@ use std::process::Command;
 use common::{mirror, run, snapshot, stderr};
 
 fn build(out: &Path, cache: &Path, extra: &[&str]) {
-    let m = mirror();
-    let mut args = vec![
-        "--mirror",
-        m.to_str().unwrap(),
-        "--cache",
-        cache.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--offline",
-    ];
-    args.extend(extra);
-    let o = run(&common::root(), &args);
+    let o = common::build_real(out, cache, extra);
     assert!(o.status.success(), "{}", stderr(&o));
 }
 

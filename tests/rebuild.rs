@@ -15,19 +15,7 @@ use std::process::Command;
 fn the_bundle_rebuilds_the_same_article_offline() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
-    let m = common::mirror();
-    let o = common::run(
-        &common::root(),
-        &[
-            "--mirror",
-            m.to_str().unwrap(),
-            "--cache",
-            tmp.path().join("cache").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--offline",
-        ],
-    );
+    let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
     assert!(o.status.success(), "{}", common::stderr(&o));
 
     // Unpack into a folder with nothing beside it (no ../shared mirror).

@@ -207,3 +207,21 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
         ],
     }
 }
+
+/// Runs `scenario-ratios build` from the project folder against the real mirror, offline, with the
+/// given cache and output folders and any extra arguments.
+pub fn build_real(out: &Path, cache: &Path, extra: &[&str]) -> Output {
+    let m = mirror();
+    let mut args = vec![
+        "build",
+        "--mirror",
+        m.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--offline",
+    ];
+    args.extend(extra);
+    run(&root(), &args)
+}
