@@ -84,6 +84,64 @@ pub enum LogScenario {
     Other(String),
 }
 
+impl LogScenario {
+    fn parse(text: &str) -> Self {
+        match text {
+            "Offline" => LogScenario::Offline,
+            "Server" => LogScenario::Server,
+            other => LogScenario::Other(other.to_string()),
+        }
+    }
+}
+
+/// The names one log shape gives to the values both shapes report.
+pub struct LogKeys {
+    pub offline_throughput: &'static str,
+    pub server_throughput: &'static str,
+    pub p99_ttft: &'static str,
+    pub p99_tpot: &'static str,
+}
+
+/// Names in `mlperf_log_summary.txt`.
+pub const SUMMARY_KEYS: LogKeys = LogKeys {
+    offline_throughput: "Tokens per second",
+    server_throughput: "Completed tokens per second",
+    p99_ttft: "99.00 percentile first token latency (ns)",
+    p99_tpot: "99.00 percentile time to output token (ns)",
+};
+
+/// Keys in `mlperf_log_detail.txt`.
+pub const DETAIL_KEYS: LogKeys = LogKeys {
+    offline_throughput: "result_tokens_per_second",
+    server_throughput: "result_completed_tokens_per_second",
+    p99_ttft: "result_first_token_99.00_percentile_latency_ns",
+    p99_tpot: "result_time_per_output_token_99.00_percentile_ns",
+};
+
+impl LogKeys {
+    /// The throughput the checker uses for `scenario` (Interactive runs log as Server).
+    pub fn throughput(&self, scenario: &LogScenario) -> &'static str {
+        match scenario {
+            LogScenario::Offline => self.offline_throughput,
+            _ => self.server_throughput,
+        }
+    }
+
+    /// p99 TTFT and TPOT: required for Server runs, absent from Offline runs.
+    fn p99(
+        &self,
+        scenario: &LogScenario,
+        ns: impl Fn(&'static str) -> Result<Option<u64>>,
+        missing: impl Fn(&str) -> Error,
+    ) -> Result<(Option<u64>, Option<u64>)> {
+        if *scenario == LogScenario::Offline {
+            return Ok((None, None));
+        }
+        let required = |key| ns(key)?.ok_or_else(|| missing(key)).map(Some);
+        Ok((required(self.p99_ttft)?, required(self.p99_tpot)?))
+    }
+}
+
 impl fmt::Display for LogScenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -185,12 +243,7 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
         )
     };
     let get = |key: &'static str| found.get(key).copied().ok_or_else(|| missing(key));
-    let (_, scenario) = get("Scenario")?;
-    let scenario = match scenario {
-        "Offline" => LogScenario::Offline,
-        "Server" => LogScenario::Server,
-        other => LogScenario::Other(other.to_string()),
-    };
+    let scenario = LogScenario::parse(get("Scenario")?.1);
     let (_, mode) = get("Mode")?;
     let (result_line, result) = get("Result is")?;
     if result != "VALID" && result != "INVALID" {
@@ -200,10 +253,7 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
             format!("`Result is`: expected VALID or INVALID, found {result:?}"),
         ));
     }
-    let throughput_key = match scenario {
-        LogScenario::Offline => "Tokens per second",
-        _ => "Completed tokens per second",
-    };
+    let throughput_key = SUMMARY_KEYS.throughput(&scenario);
     let (tl, tv) = get(throughput_key)?;
     let throughput = parse_number(file, tl, throughput_key, tv)?;
     let ns = |key: &'static str| -> Result<Option<u64>> {
@@ -212,16 +262,7 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
             .map(|&(l, v)| parse_ns(file, l, key, v))
             .transpose()
     };
-    let (p99_ttft_ns, p99_tpot_ns) = if scenario == LogScenario::Offline {
-        (None, None)
-    } else {
-        let ttft = "99.00 percentile first token latency (ns)";
-        let tpot = "99.00 percentile time to output token (ns)";
-        (
-            Some(ns(ttft)?.ok_or_else(|| missing(ttft))?),
-            Some(ns(tpot)?.ok_or_else(|| missing(tpot))?),
-        )
-    };
+    let (p99_ttft_ns, p99_tpot_ns) = SUMMARY_KEYS.p99(&scenario, ns, missing)?;
     let flag = |key: &str| found.get(key).and_then(|&(_, v)| yes_no(v));
     Ok(LoadgenLog {
         scenario,
@@ -297,27 +338,11 @@ pub fn parse_detail_log(file: &str, text: &str) -> Result<LoadgenLog> {
         }
     };
     let ns = |key: &str| -> Result<Option<u64>> { Ok(number(key)?.map(|(_, x)| x as u64)) };
-    let scenario = match text_of("effective_scenario")?.as_str() {
-        "Offline" => LogScenario::Offline,
-        "Server" => LogScenario::Server,
-        other => LogScenario::Other(other.to_string()),
-    };
-    let throughput_key = match scenario {
-        LogScenario::Offline => "result_tokens_per_second",
-        _ => "result_completed_tokens_per_second",
-    };
+    let scenario = LogScenario::parse(&text_of("effective_scenario")?);
+    let throughput_key = DETAIL_KEYS.throughput(&scenario);
     let (_, tv) = number(throughput_key)?.ok_or_else(|| missing(throughput_key))?;
     let flag = |key: &str| found.get(key).and_then(|(_, v)| v.as_bool());
-    let (p99_ttft_ns, p99_tpot_ns) = if scenario == LogScenario::Offline {
-        (None, None)
-    } else {
-        let ttft = "result_first_token_99.00_percentile_latency_ns";
-        let tpot = "result_time_per_output_token_99.00_percentile_ns";
-        (
-            Some(ns(ttft)?.ok_or_else(|| missing(ttft))?),
-            Some(ns(tpot)?.ok_or_else(|| missing(tpot))?),
-        )
-    };
+    let (p99_ttft_ns, p99_tpot_ns) = DETAIL_KEYS.p99(&scenario, ns, missing)?;
     Ok(LoadgenLog {
         scenario,
         mode: text_of("effective_test_mode")?,
@@ -596,11 +621,7 @@ fn check_row(
             let summary_value: f64 = summary_text.parse().unwrap_or(f64::NAN);
             let tolerance = half_unit_of_last_digit(summary_text);
             let diff = (log.throughput.value - summary_value).abs();
-            let label = if log.scenario == LogScenario::Offline {
-                "Tokens per second"
-            } else {
-                "Completed tokens per second"
-            };
+            let label = SUMMARY_KEYS.throughput(&log.scenario);
             push(
                 "throughput",
                 if diff <= tolerance * (1.0 + 1e-9) {
