@@ -275,7 +275,10 @@ fn result_of(row: &SummaryRow) -> Result<f64> {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(Error::invalid(
             format!("summary.csv row {}, field Result", row.id),
-            format!("expected a positive finite number, got {raw:?}"),
+            format!(
+                "expected a positive finite number, got {:?}",
+                crate::format::excerpt(raw, 200)
+            ),
         )),
     }
 }
@@ -377,6 +380,20 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    for (i, h) in highlights.iter().enumerate() {
+        if let Some(first) = highlights[..i]
+            .iter()
+            .find(|o| o.offline_id == h.offline_id)
+        {
+            return Err(Error::Config {
+                file: crate::config::CONFIG_PATH.into(),
+                message: format!(
+                    "highlights {:?} and {:?} select the same pair (rows {} and {}); each highlight must select its own",
+                    first.id, h.id, h.offline_id, h.server_id
+                ),
+            });
+        }
+    }
     let span: Vec<f64> = highlights
         .iter()
         .filter(|h| h.in_span)

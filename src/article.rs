@@ -646,7 +646,17 @@ fn blocks(data: &ArticleData<'_>, highlights_svg: &Svg, pairs_svg: &Svg) -> Resu
     Ok(b)
 }
 
-/// `pairs.csv`: the rows of the pairs table.
+/// A text cell that a spreadsheet will not run as a formula: a cell starting with `=`, `+`, `-`,
+/// `@`, tab or carriage return gets a leading `'`, as OWASP recommends for CSV exports.
+pub fn spreadsheet_safe(cell: &str) -> String {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    }
+}
+
+/// `pairs.csv`: the rows of the pairs table. Text cells pass through [`spreadsheet_safe`].
 pub fn pairs_csv(analysis: &Analysis) -> Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let fail = |e: csv::Error| Error::invalid("pairs.csv", e.to_string());
@@ -668,11 +678,11 @@ pub fn pairs_csv(analysis: &Analysis) -> Result<Vec<u8>> {
         w.write_record([
             p.offline_id.to_string(),
             p.server_id.to_string(),
-            p.organization.clone(),
-            p.system_name.clone(),
-            p.platform.clone(),
-            p.model.clone(),
-            p.benchmark.clone(),
+            spreadsheet_safe(&p.organization),
+            spreadsheet_safe(&p.system_name),
+            spreadsheet_safe(&p.platform),
+            spreadsheet_safe(&p.model),
+            spreadsheet_safe(&p.benchmark),
             format!("{}", p.offline),
             format!("{}", p.server),
             format!("{}", p.ratio.0),
@@ -729,6 +739,19 @@ mod tests {
         assert!(e.to_string().contains("must stand alone"), "{e}");
         let e = render_prose("{{a}} {{b", &v, &Blocks::new()).unwrap_err();
         assert!(e.to_string().contains("unclosed placeholder"), "{e}");
+    }
+
+    #[test]
+    fn formula_cells_are_neutralised() {
+        assert_eq!(
+            spreadsheet_safe("=HYPERLINK(\"http://x\")"),
+            "'=HYPERLINK(\"http://x\")"
+        );
+        for c in ["+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+            assert_eq!(spreadsheet_safe(c), format!("'{c}"));
+        }
+        assert_eq!(spreadsheet_safe("NVIDIA"), "NVIDIA");
+        assert_eq!(spreadsheet_safe("a=b"), "a=b");
     }
 
     #[test]

@@ -50,7 +50,61 @@ pub struct ArticleConfig {
     pub span: SpanSelector,
 }
 
+/// An absolute `https://host/...` URL with nothing a browser would reinterpret.
+fn check_absolute_url(url: &str) -> std::result::Result<(), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .ok_or("must be an absolute https URL")?;
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() || url.contains(['\\', ' ', '"', '<', '>', '`']) {
+        return Err(
+            "must be an absolute https URL with a host and no backslash, space or quote".into(),
+        );
+    }
+    Ok(())
+}
+
+/// A site-root path such as `/about/`: it starts with one `/`, and holds no backslash (which
+/// browsers read as `/`, so `/\\host` would leave the site), no scheme, space or quote.
+fn check_site_path(path: &str) -> std::result::Result<(), String> {
+    let ok = path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.contains(['\\', ' ', '"', '<', '>', '`', ':']);
+    if ok {
+        Ok(())
+    } else {
+        Err("must be a site-root path like /about/ (one leading `/`, no backslash, colon, space or quote)".into())
+    }
+}
+
 impl ArticleConfig {
+    /// Every text setting with its name, for checks that apply to all of them.
+    fn strings(&self) -> impl Iterator<Item = (String, &str)> {
+        [
+            ("title", &self.title),
+            ("description", &self.description),
+            ("canonical_url", &self.canonical_url),
+            ("site_name", &self.site_name),
+            ("author", &self.author),
+            ("author_url", &self.author_url),
+            ("home_url", &self.home_url),
+            ("published", &self.published),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v.as_str()))
+        .chain(self.highlights.iter().flat_map(|h| {
+            [
+                ("id", &h.id),
+                ("label", &h.label),
+                ("organization", &h.organization),
+                ("platform", &h.platform),
+                ("model", &h.model),
+            ]
+            .into_iter()
+            .map(move |(n, v)| (format!("highlight {:?} {n}", h.id), v.as_str()))
+        }))
+    }
+
     /// The configuration compiled into this binary.
     pub fn committed() -> Result<Self> {
         Self::parse(CONFIG_PATH, CONFIG_TEXT)
@@ -62,15 +116,21 @@ impl ArticleConfig {
             message,
         };
         let config: ArticleConfig = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
-        if !config.canonical_url.starts_with("https://") {
-            return Err(err("canonical_url must be an absolute https URL".into()));
+        if let Some((name, _)) = config
+            .strings()
+            .find(|(_, v)| v.chars().any(char::is_control))
+        {
+            return Err(err(format!("{name} holds a control character")));
+        }
+        if let Err(why) = check_absolute_url(&config.canonical_url) {
+            return Err(err(format!("canonical_url {why}")));
         }
         for (name, path) in [
             ("author_url", &config.author_url),
             ("home_url", &config.home_url),
         ] {
-            if !path.starts_with('/') || path.starts_with("//") {
-                return Err(err(format!("{name} must be a site-root path like /about/")));
+            if let Err(why) = check_site_path(path) {
+                return Err(err(format!("{name} {why}")));
             }
         }
         if config.highlights.is_empty() {
@@ -104,9 +164,19 @@ mod tests {
     }
 
     #[test]
-    fn protocol_relative_profile_link_is_rejected() {
-        let text = CONFIG_TEXT.replace("\"/about/\"", "\"//evil.example/\"");
-        let err = ArticleConfig::parse("x.json", &text).unwrap_err();
-        assert!(err.to_string().contains("author_url"), "{err}");
+    fn links_that_could_leave_the_site_are_rejected() {
+        for bad in [
+            "//evil.example/",
+            "/\\\\evil.example/",
+            "javascript:alert(1)",
+            "about/",
+            "/a b/",
+        ] {
+            let text = CONFIG_TEXT.replace("\"/about/\"", &serde_json::to_string(bad).unwrap());
+            let err = ArticleConfig::parse("x.json", &text).unwrap_err();
+            assert!(err.to_string().contains("author_url"), "{bad}: {err}");
+        }
+        let text = CONFIG_TEXT.replacen("https://", "http://", 1);
+        assert!(ArticleConfig::parse("x.json", &text).is_err());
     }
 }

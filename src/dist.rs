@@ -1,16 +1,28 @@
-//! The build output: every file of `dist/` is produced in memory first, then written into a
-//! temporary folder beside the target and renamed into place only when every stage succeeded, so a
-//! failed build leaves the previous `dist/` exactly as it was.
+//! The output folder. Every file of a build is produced in memory first ([`Dist`]), then written
+//! into a temporary folder beside the target, read back and checked, and only then put in place in
+//! one step, so the output folder is never missing or partial, even if the process is killed.
+//!
+//! The folder is guarded ([`OutputDir::guard`]): the build only ever replaces a folder it wrote
+//! itself, which it marks with [`MARKER`]. It refuses files, symbolic links, `/`, the home folder,
+//! the project folder and any folder containing it or the current folder, the project's source
+//! folders, and any non-empty folder without the marker. Builds into one folder are serialised by
+//! a lock file beside it, and each build first repairs what an interrupted build left behind.
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::inputs::is_safe_relative;
+use crate::layout;
 
-/// A relative, `/`-separated path inside `dist/`.
+/// A relative, `/`-separated path inside the output folder.
 pub type DistPath = String;
+
+/// Name of the marker file a build writes first into every output folder it makes.
+pub const MARKER: &str = ".scenario-ratios-output";
+const MARKER_TEXT: &str =
+    "This folder is written by scenario-ratios; the next build replaces it whole.\n";
 
 /// The files of one build, sorted by path.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,9 +35,10 @@ impl Dist {
         Self::default()
     }
 
-    /// Adds a file; a path that is absolute, contains `..` or was already added is an error.
+    /// Adds a file; a path that is absolute, contains `..`, is the marker or was already added is
+    /// an error.
     pub fn add(&mut self, path: &str, bytes: Vec<u8>) -> Result<()> {
-        if !is_safe_relative(path) {
+        if !layout::is_safe_relative(path) || path == MARKER {
             return Err(Error::invalid(
                 path,
                 "output path must be relative, without `..`",
@@ -45,45 +58,32 @@ impl Dist {
         self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 
-    /// Writes every file under a fresh temporary folder beside `out`, runs `check` on that folder,
-    /// and only then swaps it into place.
-    pub fn write_atomically(
-        &self,
-        out: &Path,
-        check: impl FnOnce(&Path) -> Result<()>,
-    ) -> Result<()> {
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = out
-            .file_name()
-            .ok_or_else(|| Error::invalid(out.display().to_string(), "output folder needs a name"))?
-            .to_string_lossy()
-            .into_owned();
-        if !parent.is_dir() {
-            return Err(Error::invalid(
-                parent.display().to_string(),
-                "is not an existing folder; cannot write the output inside it",
-            ));
-        }
-        let pid = std::process::id();
-        let tmp = parent.join(format!("{name}.tmp-{pid}"));
-        let old = parent.join(format!("{name}.old-{pid}"));
+    /// Writes every file into a fresh temporary folder beside `out`, runs `check` on it, and only
+    /// then puts it in place of `out`. Holds `out`'s lock throughout.
+    pub fn publish(&self, out: &OutputDir, check: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+        let _lock = out.lock()?;
+        out.recover()?;
+        // The folder may have changed since the first check (another build, a user): check again
+        // under the lock, before anything is replaced.
+        OutputDir::guard(&out.given, &out.root)?;
+        let tmp = out.sibling("tmp", std::process::id());
         let result = self
             .write_into(&tmp)
             .and_then(|()| check(&tmp))
-            .and_then(|()| swap(&tmp, out, &old));
-        if result.is_err() {
+            .and_then(|()| out.swap_in(&tmp));
+        if result.is_err() && tmp.exists() {
             let _ = fs::remove_dir_all(&tmp);
         }
         result
     }
 
-    /// Checks that `dir` holds exactly these files with exactly these bytes (read back from disk).
+    /// Checks that `dir` holds exactly these files (and the marker) with exactly these bytes.
     pub fn check_written(&self, dir: &Path) -> Result<()> {
         let mut seen = 0;
         for (rel, path) in files_under(dir)? {
+            if rel == MARKER {
+                continue;
+            }
             let expected = self.get(&rel).ok_or_else(|| {
                 Error::invalid(path.display().to_string(), "unexpected file in the output")
             })?;
@@ -105,11 +105,11 @@ impl Dist {
         Ok(())
     }
 
+    /// Creates `dir` (which must not exist), writes the marker first, then every file.
     fn write_into(&self, dir: &Path) -> Result<()> {
-        if dir.exists() {
-            fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
+        let marker = dir.join(MARKER);
+        fs::write(&marker, MARKER_TEXT).map_err(|e| Error::io(&marker, e))?;
         for (path, bytes) in &self.files {
             let target = dir.join(path);
             if let Some(p) = target.parent() {
@@ -121,7 +121,8 @@ impl Dist {
     }
 }
 
-/// Every file under `dir`, sorted, as (`/`-separated path relative to `dir`, full path).
+/// Every regular file under `dir` (symbolic links are not followed), sorted, as
+/// (`/`-separated path relative to `dir`, full path).
 pub fn files_under(dir: &Path) -> Result<Vec<(DistPath, PathBuf)>> {
     let mut files = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
@@ -138,22 +139,284 @@ pub fn files_under(dir: &Path) -> Result<Vec<(DistPath, PathBuf)>> {
     Ok(files)
 }
 
-/// Moves `tmp` to `out`, keeping the previous `out` until the new one is in place.
-fn swap(tmp: &Path, out: &Path, old: &Path) -> Result<()> {
-    let had_old = out.exists();
-    if had_old {
-        fs::rename(out, old).map_err(|e| Error::io(out, e))?;
-    }
-    if let Err(e) = fs::rename(tmp, out) {
-        if had_old {
-            let _ = fs::rename(old, out);
+/// An output folder that passed the guard: a folder this tool wrote, an empty folder, or a path
+/// that does not exist yet, inside an existing parent folder.
+#[derive(Debug, Clone)]
+pub struct OutputDir {
+    /// The path as the user gave it (for messages).
+    given: PathBuf,
+    /// The project root the guard protects.
+    root: PathBuf,
+    /// The canonical parent folder.
+    parent: PathBuf,
+    name: String,
+}
+
+impl OutputDir {
+    /// Checks that `out` may be written and replaced, without touching it. `root` is the project
+    /// folder. Every refusal is one line naming the folder.
+    pub fn guard(out: &Path, root: &Path) -> Result<OutputDir> {
+        let refuse = |message: String| Error::Refused {
+            path: out.to_path_buf(),
+            message,
+        };
+        // `.`, `..` and paths ending in them have no name: resolve them first.
+        let resolved = match out.file_name() {
+            Some(_) => out.to_path_buf(),
+            None => fs::canonicalize(out).map_err(|e| Error::io(out, e))?,
+        };
+        let parent = match resolved.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            Some(_) => PathBuf::from("."),
+            None => return Err(refuse("is the root folder; refusing to replace it".into())),
+        };
+        let name = resolved
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| refuse("has no folder name".into()))?;
+        if !parent.is_dir() {
+            return Err(Error::invalid(
+                parent.display().to_string(),
+                "is not an existing folder; cannot write the output inside it",
+            ));
         }
-        return Err(Error::io(out, e));
+        let parent = fs::canonicalize(&parent).map_err(|e| Error::io(&parent, e))?;
+        let target = parent.join(&name);
+        let root = fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+        let cwd = std::env::current_dir().and_then(fs::canonicalize).ok();
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .and_then(|h| fs::canonicalize(h).ok());
+
+        let meta = match fs::symlink_metadata(&target) {
+            Ok(m) => Some(m),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(out, e)),
+        };
+        if let Some(m) = &meta {
+            if m.file_type().is_symlink() {
+                return Err(refuse(
+                    "is a symbolic link; refusing to replace it (give the folder itself)".into(),
+                ));
+            }
+            if !m.is_dir() {
+                return Err(refuse(
+                    "is a file, not a folder; refusing to replace it (it is left as it was)".into(),
+                ));
+            }
+            if target.parent().is_none() || target == Path::new("/") {
+                return Err(refuse("is the root folder; refusing to replace it".into()));
+            }
+            if home.as_deref() == Some(target.as_path()) {
+                return Err(refuse("is your home folder; refusing to replace it".into()));
+            }
+            if root.starts_with(&target) {
+                return Err(refuse(format!(
+                    "is or contains the project folder {}; refusing to replace it",
+                    root.display()
+                )));
+            }
+            if cwd.as_deref().is_some_and(|c| c.starts_with(&target)) {
+                return Err(refuse(
+                    "is or contains the current folder; refusing to replace it".into(),
+                ));
+            }
+        }
+        for source in layout::SOURCE_PATHS {
+            if target.starts_with(root.join(source)) {
+                return Err(refuse(format!(
+                    "is inside the project's source `{source}`; refusing to write the output there"
+                )));
+            }
+        }
+        if meta.is_some() && !is_ours(&target) && !is_empty_dir(&target) {
+            return Err(refuse(format!(
+                "is a folder that scenario-ratios did not write (no {MARKER} inside) and is not empty; refusing to replace it"
+            )));
+        }
+        Ok(OutputDir {
+            given: out.to_path_buf(),
+            root,
+            parent,
+            name,
+        })
     }
-    if had_old {
-        fs::remove_dir_all(old).map_err(|e| Error::io(old, e))?;
+
+    /// The output folder (canonical parent joined with its name).
+    pub fn path(&self) -> PathBuf {
+        self.parent.join(&self.name)
+    }
+
+    fn sibling(&self, kind: &str, pid: u32) -> PathBuf {
+        self.parent.join(format!("{}.{kind}-{pid}", self.name))
+    }
+
+    /// Takes the lock of this output folder (`.<name>.lock` beside it), waiting for another build
+    /// that holds it.
+    fn lock(&self) -> Result<fs::File> {
+        let path = self.parent.join(format!(".{}.lock", self.name));
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                eprintln!(
+                    "note: waiting for another build of {} to finish (lock {})",
+                    self.given.display(),
+                    path.display()
+                );
+                file.lock().map_err(|e| Error::io(&path, e))?;
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        }
+        Ok(file)
+    }
+
+    /// Repairs what an interrupted build left beside the output folder. Runs under the lock, so
+    /// every leftover belongs to a build that is gone: an `<name>.old-<pid>` folder is put back
+    /// when the output folder is missing, and every other leftover this tool wrote is removed.
+    fn recover(&self) -> Result<()> {
+        let out = self.path();
+        let entries = fs::read_dir(&self.parent).map_err(|e| Error::io(&self.parent, e))?;
+        let mut old = Vec::new();
+        let mut stale = Vec::new();
+        for entry in entries.flatten() {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let Some(rest) = file_name.strip_prefix(&format!("{}.", self.name)) else {
+                continue;
+            };
+            let kind = match rest.split_once('-') {
+                Some((k @ ("tmp" | "old"), pid)) if pid.bytes().all(|b| b.is_ascii_digit()) => k,
+                _ => continue,
+            };
+            let path = entry.path();
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if kind == "old" && is_ours(&path) {
+                old.push(path);
+            } else {
+                stale.push(path);
+            }
+        }
+        old.sort();
+        if !out.exists() {
+            if let Some(previous) = old.pop() {
+                fs::rename(&previous, &out).map_err(|e| Error::io(&previous, e))?;
+                eprintln!(
+                    "note: restored the previous output {} from {} (an earlier build was interrupted)",
+                    self.given.display(),
+                    previous.display()
+                );
+            }
+        }
+        for path in old.into_iter().chain(stale) {
+            if is_ours(&path) {
+                fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+            } else if is_empty_dir(&path) {
+                fs::remove_dir(&path).map_err(|e| Error::io(&path, e))?;
+            } else {
+                eprintln!(
+                    "warning: {}: looks like a leftover output folder but has no {MARKER}; left as it is",
+                    path.display()
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the complete folder `tmp` in place of the output folder. On Linux the two are
+    /// exchanged in one step; elsewhere (or where the file system cannot exchange) the previous
+    /// folder is first renamed aside, and [`OutputDir::recover`] puts it back if the process dies
+    /// in between.
+    fn swap_in(&self, tmp: &Path) -> Result<()> {
+        let out = self.path();
+        if !out.exists() {
+            return fs::rename(tmp, &out).map_err(|e| Error::io(&out, e));
+        }
+        match exchange(tmp, &out) {
+            Ok(()) => {}
+            Err(e) if exchange_unsupported(&e) => {
+                let old = self.sibling("old", std::process::id());
+                fs::rename(&out, &old).map_err(|e| Error::io(&out, e))?;
+                if let Err(e) = fs::rename(tmp, &out) {
+                    let _ = fs::rename(&old, &out);
+                    return Err(Error::io(&out, e));
+                }
+                return remove_previous(&old);
+            }
+            Err(e) => return Err(Error::io(&out, e)),
+        }
+        // `tmp` now holds the previous output.
+        remove_previous(tmp)
+    }
+}
+
+/// Removes the previous output after a swap; a failure only leaves a leftover that the next
+/// build removes.
+fn remove_previous(dir: &Path) -> Result<()> {
+    if let Err(e) = fs::remove_dir_all(dir) {
+        eprintln!(
+            "warning: {}: could not remove the previous output ({e}); the next build will",
+            dir.display()
+        );
     }
     Ok(())
+}
+
+/// True when `dir` holds this tool's marker file.
+fn is_ours(dir: &Path) -> bool {
+    fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file())
+}
+
+fn is_empty_dir(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// Exchanges two paths atomically (`renameat2` with `RENAME_EXCHANGE`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both pointers are valid NUL-terminated strings for the duration of the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// True when the kernel or file system cannot exchange two paths, so two renames must do.
+fn exchange_unsupported(e: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    if matches!(
+        e.raw_os_error(),
+        Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+    ) {
+        return true;
+    }
+    e.kind() == io::ErrorKind::Unsupported
 }
 
 #[cfg(test)]
@@ -165,31 +428,102 @@ mod tests {
         let mut d = Dist::new();
         assert!(d.add("../x", vec![]).is_err());
         assert!(d.add("/x", vec![]).is_err());
+        assert!(d.add(MARKER, vec![]).is_err());
         d.add("a/b.txt", vec![1]).unwrap();
         assert!(d.add("a/b.txt", vec![2]).is_err());
     }
 
+    fn project(base: &Path) -> PathBuf {
+        let root = base.join("project");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("Cargo.toml"), b"[package]").unwrap();
+        root
+    }
+
     #[test]
-    fn write_replaces_previous_output_whole() {
-        let base = std::env::temp_dir().join(format!("dist-test-{}", std::process::id()));
-        let out = base.join("dist");
-        fs::create_dir_all(&out).unwrap();
-        fs::write(out.join("stale.txt"), b"old").unwrap();
+    fn publish_replaces_only_its_own_folder_and_leaves_nothing_beside_it() {
+        let base = tempfile::tempdir().unwrap();
+        let root = project(base.path());
+        let out_path = base.path().join("dist");
         let mut d = Dist::new();
         d.add("qa/new.txt", b"new".to_vec()).unwrap();
-        d.write_atomically(&out, |_| Ok(())).unwrap();
-        assert!(!out.join("stale.txt").exists());
-        assert_eq!(fs::read(out.join("qa/new.txt")).unwrap(), b"new");
-        let leftovers: Vec<_> = fs::read_dir(&base).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temporary folder is left behind");
-        // A failing check leaves the previous output as it was.
+        let out = OutputDir::guard(&out_path, &root).unwrap();
+        d.publish(&out, |dir| d.check_written(dir)).unwrap();
+        assert_eq!(fs::read(out_path.join("qa/new.txt")).unwrap(), b"new");
+        assert!(is_ours(&out_path));
+
+        // A second build replaces the first whole.
         let mut e = Dist::new();
         e.add("other.txt", b"x".to_vec()).unwrap();
-        let err = e.write_atomically(&out, |_| Err(Error::invalid("check", "refused")));
+        let out = OutputDir::guard(&out_path, &root).unwrap();
+        e.publish(&out, |dir| e.check_written(dir)).unwrap();
+        assert!(!out_path.join("qa").exists());
+        assert_eq!(fs::read(out_path.join("other.txt")).unwrap(), b"x");
+
+        // A failing check leaves the previous output as it was.
+        let err = d.publish(&out, |_| Err(Error::invalid("check", "refused")));
         assert!(err.is_err());
-        assert_eq!(fs::read(out.join("qa/new.txt")).unwrap(), b"new");
-        assert!(!out.join("other.txt").exists());
-        assert_eq!(fs::read_dir(&base).unwrap().count(), 1);
-        fs::remove_dir_all(&base).unwrap();
+        assert_eq!(fs::read(out_path.join("other.txt")).unwrap(), b"x");
+        let mut names: Vec<_> = fs::read_dir(base.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".dist.lock", "dist", "project"]);
+    }
+
+    #[test]
+    fn an_interrupted_swap_is_repaired_by_the_next_build() {
+        let base = tempfile::tempdir().unwrap();
+        let root = project(base.path());
+        let out_path = base.path().join("dist");
+        let mut d = Dist::new();
+        d.add("a.txt", b"a".to_vec()).unwrap();
+        let out = OutputDir::guard(&out_path, &root).unwrap();
+        d.publish(&out, |_| Ok(())).unwrap();
+        // As if a build died between its two renames: the output is aside, a partial new one too.
+        fs::rename(&out_path, base.path().join("dist.old-999999")).unwrap();
+        fs::create_dir(base.path().join("dist.tmp-999999")).unwrap();
+        fs::write(base.path().join("dist.tmp-999999").join(MARKER), "").unwrap();
+        // And a folder of someone else's that only looks like a leftover.
+        fs::create_dir(base.path().join("dist.tmp-12")).unwrap();
+        fs::write(base.path().join("dist.tmp-12/keep.txt"), b"k").unwrap();
+        out.recover().unwrap();
+        assert_eq!(fs::read(out_path.join("a.txt")).unwrap(), b"a");
+        assert!(!base.path().join("dist.old-999999").exists());
+        assert!(!base.path().join("dist.tmp-999999").exists());
+        assert_eq!(
+            fs::read(base.path().join("dist.tmp-12/keep.txt")).unwrap(),
+            b"k"
+        );
+    }
+
+    #[test]
+    fn the_guard_refuses_what_it_did_not_write() {
+        let base = tempfile::tempdir().unwrap();
+        let root = project(base.path());
+        let refused = |p: &Path| OutputDir::guard(p, &root).unwrap_err().to_string();
+        assert!(refused(&root).contains("project folder"));
+        assert!(refused(base.path()).contains("project folder"));
+        assert!(refused(&root.join("src")).contains("source `src`"));
+        assert!(refused(&root.join("src/new")).contains("source `src`"));
+        fs::write(base.path().join("file"), b"f").unwrap();
+        assert!(refused(&base.path().join("file")).contains("is a file"));
+        fs::create_dir(base.path().join("theirs")).unwrap();
+        fs::write(base.path().join("theirs/x"), b"x").unwrap();
+        assert!(refused(&base.path().join("theirs")).contains("did not write"));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(base.path().join("theirs"), base.path().join("link"))
+                .unwrap();
+            assert!(refused(&base.path().join("link")).contains("symbolic link"));
+        }
+        assert!(refused(Path::new("/")).contains("root folder"));
+        // A new path, an empty folder and a marked folder are accepted.
+        assert!(OutputDir::guard(&base.path().join("new"), &root).is_ok());
+        fs::create_dir(base.path().join("empty")).unwrap();
+        assert!(OutputDir::guard(&base.path().join("empty"), &root).is_ok());
+        fs::write(base.path().join("theirs").join(MARKER), "").unwrap();
+        assert!(OutputDir::guard(&base.path().join("theirs"), &root).is_ok());
     }
 }

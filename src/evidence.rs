@@ -185,6 +185,24 @@ impl LoadgenLog {
     }
 }
 
+/// A log or report with a control character (other than tab and line ends) is refused, naming
+/// the line: its values reach the article.
+fn refuse_controls(file: &str, text: &str) -> Result<()> {
+    for (i, line) in text.lines().enumerate() {
+        if let Some(c) = line
+            .chars()
+            .find(|&c| crate::summary::is_refused_control(c))
+        {
+            return Err(Error::parse(
+                file,
+                format!("line {}", i + 1),
+                format!("control character U+{:04X}; refused", c as u32),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn parse_number(file: &str, line: usize, key: &str, text: &str) -> Result<Printed> {
     let text = text.trim();
     match text.parse::<f64>() {
@@ -224,6 +242,7 @@ fn yes_no(text: &str) -> Option<bool> {
 /// Parses `mlperf_log_summary.txt`. Unknown lines are ignored; a missing required line is an error
 /// naming the file and the line the file ends at.
 pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
+    refuse_controls(file, text)?;
     let mut found: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
     let mut last_line = 0;
     for (i, line) in text.lines().enumerate() {
@@ -282,6 +301,7 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
 
 /// Parses `mlperf_log_detail.txt` (`:::MLLOG {json}` lines). Other lines are ignored.
 pub fn parse_detail_log(file: &str, text: &str) -> Result<LoadgenLog> {
+    refuse_controls(file, text)?;
     let mut found: BTreeMap<String, (usize, serde_json::Value)> = BTreeMap::new();
     let mut last_line = 0;
     for (i, line) in text.lines().enumerate() {
@@ -377,6 +397,7 @@ fn checker_metric_name(name: &str) -> String {
 
 /// Metrics printed by `accuracy.txt` as `'name': number` (a Python dict, or one pair per line).
 pub fn parse_accuracy_report(file: &str, text: &str) -> Result<BTreeMap<String, Printed>> {
+    refuse_controls(file, text)?;
     let mut metrics = BTreeMap::new();
     let mut rest = text;
     while let Some(start) = rest.find('\'') {

@@ -21,6 +21,20 @@ fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
         .map_err(|e| Error::invalid(name, format!("template failed: {e}")))
 }
 
+/// The widest x axis a figure draws, in percent: a ratio beyond it (a typo in a Result, say) is
+/// drawn at the edge with a note, so no data value can size the drawing.
+pub const AXIS_MAX_PERCENT: f64 = 200.0;
+
+/// A sentence under a figure when some values lie beyond its axis.
+fn clipped_note(n: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "{n} value{} beyond {AXIS_MAX_PERCENT:.0} % drawn at the edge (see the table)",
+            if n == 1 { "" } else { "s" }
+        )
+    })
+}
+
 /// One tick of an x axis.
 pub struct Tick {
     pub x: f64,
@@ -74,6 +88,7 @@ pub struct HighlightsFigure {
     pub title: String,
     pub desc: String,
     pub legend_y: f64,
+    pub note: Option<String>,
 }
 
 /// Figure 1: one bar per highlighted pair, grouped by organisation and platform.
@@ -86,8 +101,13 @@ pub fn highlights(analysis: &Analysis) -> Result<Svg> {
         .iter()
         .map(|h| h.ratio.percent())
         .fold(100.0, f64::max);
-    let domain = ((max_pct / 10.0).ceil() * 10.0).max(110.0);
-    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * pct / domain;
+    let domain = ((max_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * pct.clamp(0.0, domain) / domain;
+    let clipped = analysis
+        .highlights
+        .iter()
+        .filter(|h| h.ratio.percent() > domain)
+        .count();
 
     let mut y = top;
     let mut bars = Vec::new();
@@ -136,7 +156,7 @@ pub fn highlights(analysis: &Analysis) -> Result<Svg> {
     render(
         &HighlightsFigure {
             width,
-            height: coord(axis_y + 70.0),
+            height: coord(axis_y + if clipped > 0 { 88.0 } else { 70.0 }),
             plot_x,
             plot_right,
             axis_y,
@@ -153,6 +173,7 @@ pub fn highlights(analysis: &Analysis) -> Result<Svg> {
                 desc.join("; ")
             ),
             legend_y: coord(axis_y + 48.0),
+            note: clipped_note(clipped),
         },
         "figure 1",
     )
@@ -205,6 +226,7 @@ pub struct PairsFigure {
     pub title: String,
     pub desc: String,
     pub legend_y: f64,
+    pub note: Option<String>,
 }
 
 /// Statistics of one benchmark's ratios.
@@ -266,9 +288,14 @@ pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
         .iter()
         .map(|p| p.ratio.percent())
         .fold(100.0, f64::max);
-    let lo = ((lo_pct / 10.0).floor() * 10.0).min(90.0);
-    let hi = ((hi_pct / 10.0).ceil() * 10.0).max(110.0);
-    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct - lo) / (hi - lo);
+    let lo = ((lo_pct / 10.0).floor() * 10.0).clamp(0.0, 90.0);
+    let hi = ((hi_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let clipped = analysis
+        .pairs
+        .iter()
+        .filter(|p| p.ratio.percent() > hi)
+        .count();
     let highlighted: Vec<_> = analysis.highlights.iter().map(|h| h.offline_id).collect();
 
     let mut bands = Vec::new();
@@ -310,7 +337,7 @@ pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
     render(
         &PairsFigure {
             width,
-            height: coord(axis_y + 70.0),
+            height: coord(axis_y + if clipped > 0 { 88.0 } else { 70.0 }),
             plot_x,
             plot_right,
             top,
@@ -341,6 +368,7 @@ pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
                     .join("; ")
             ),
             legend_y: coord(axis_y + 48.0),
+            note: clipped_note(clipped),
         },
         "figure 2",
     )

@@ -43,6 +43,15 @@ pub fn tokens(x: f64) -> String {
     grouped(x, decimals.min(3))
 }
 
+/// At most `max` characters of `s` for an error line; a longer value is cut and its full length
+/// given, so a 40 MB field never ends up on a terminal.
+pub fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &s[..cut], s.len()),
+    }
+}
+
 /// Rounds to one decimal, for SVG coordinates.
 pub fn coord(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
@@ -62,5 +71,14 @@ mod tests {
         assert_eq!(percent(Ratio(0.853640904)), "85.36 %");
         assert_eq!(percent(Ratio(1.0172490073673766)), "101.72 %");
         assert_eq!(points(12.505543608754962), "12.51");
+    }
+
+    #[test]
+    fn excerpts_are_bounded() {
+        assert_eq!(excerpt("short", 200), "short");
+        let long = "é".repeat(300);
+        let e = excerpt(&long, 200);
+        assert_eq!(e.chars().filter(|&c| c == 'é').count(), 200);
+        assert!(e.ends_with("… (600 bytes in all)"), "{e}");
     }
 }

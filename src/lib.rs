@@ -8,7 +8,9 @@
 //! stages; `main.rs` only parses the command line.
 
 pub mod analysis;
+pub mod archive;
 pub mod article;
+pub mod calendar;
 pub mod config;
 pub mod dist;
 pub mod error;
@@ -16,10 +18,12 @@ pub mod evidence;
 pub mod figure;
 pub mod format;
 pub mod inputs;
+pub mod layout;
 pub mod package;
 pub mod pipeline;
 pub mod summary;
 pub mod synth;
 pub mod validate;
+pub mod verify;
 
 pub use error::{Error, Result};

@@ -146,16 +146,20 @@ fn main() -> ExitCode {
 }
 
 fn verify(path: &std::path::Path) -> scenario_ratios::Result<()> {
-    let report = scenario_ratios::validate::verify_path(path)?;
-    println!("{}: {} items verified", path.display(), report.ok.len());
+    let report = scenario_ratios::verify::verify_path(path);
+    if report.problems.is_empty() {
+        println!(
+            "{}: {} items verified, no problem",
+            path.display(),
+            report.checked
+        );
+        return Ok(());
+    }
     for p in &report.problems {
-        eprintln!("MISMATCH {p}");
+        eprintln!("error: {p}");
     }
-    match report.problems.len() {
-        0 => Ok(()),
-        n => Err(scenario_ratios::Error::invalid(
-            path.display().to_string(),
-            format!("{n} problem(s); first: {}", report.problems[0]),
-        )),
-    }
+    Err(scenario_ratios::Error::invalid(
+        path.display().to_string(),
+        format!("{} problem(s)", report.problems.len()),
+    ))
 }

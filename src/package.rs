@@ -7,78 +7,59 @@
 //! relative paths only.
 
 use std::collections::BTreeMap;
-use std::io::{Cursor, Read, Write};
+use std::io::{Cursor, Write};
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
 use zip::write::SimpleFileOptions;
-use zip::{CompressionMethod, DateTime, ZipArchive, ZipWriter};
+use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use crate::error::{Error, Result};
 use crate::evidence::CheckerFacts;
-use crate::inputs::{is_safe_relative, HexDigest, Inputs};
+use crate::inputs::{HexDigest, Inputs};
+use crate::layout::{is_safe_relative, OutputFile, INPUTS_DIR, INVENTORY};
 
-/// Name of the bundle inside `dist/`.
-pub const ZIP_NAME: &str = "reproducibility.zip";
-/// Name of the checksum file inside `dist/`.
-pub const SUMS_NAME: &str = "SHA256SUMS";
-/// Name of the inventory inside the zip.
-pub const INVENTORY_NAME: &str = "INVENTORY.sha256";
-/// Folder of the published outputs inside the zip.
-pub const PUBLISHED_DIR: &str = "published";
-/// Folder of the pinned inputs inside the zip: the build's cache layout, so a plain
-/// `cargo run --release` in the unpacked folder finds them verified, with no mirror or network.
-pub const INPUTS_DIR: &str = "data/cache";
-
-/// Files and folders of the project that the bundle carries (what a rebuild needs).
-pub const SOURCE_PATHS: &[&str] = &[
-    "Cargo.toml",
-    "Cargo.lock",
-    "README.md",
-    "askama.toml",
-    "src",
-    "benches",
-    "examples",
-    "templates",
-    "content",
-    "data/inputs.json",
-    "sources",
-];
+const BUNDLE: &str = OutputFile::Bundle.path();
 
 /// One input as `provenance.json` records it.
-#[derive(Debug, Serialize)]
-pub struct InputProvenance<'a> {
-    pub name: &'a str,
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputProvenance {
+    pub name: String,
     pub kind: crate::inputs::InputKind,
-    pub repository: &'a str,
-    pub commit: &'a str,
-    pub path: &'a str,
-    pub url: &'a str,
+    pub repository: String,
+    pub commit: String,
+    pub path: String,
+    pub url: String,
     pub size: u64,
     /// Computed from the bytes.
     pub sha256: HexDigest,
     /// Computed from the bytes: `sha1("blob <len>\0" + bytes)`.
     pub git_blob_sha1: HexDigest,
-    pub acquired: &'a str,
-    pub license: &'a str,
+    pub acquired: String,
+    pub license: String,
     /// Where the file sits inside the reproducibility bundle.
     pub bundle_path: String,
 }
 
-#[derive(Serialize)]
-struct Project<'a> {
-    name: &'a str,
-    version: &'a str,
+/// The generator that wrote a provenance file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectId {
+    pub name: String,
+    pub version: String,
 }
 
-#[derive(Serialize)]
-struct Provenance<'a> {
-    project: Project<'a>,
+/// `provenance.json`: where every input came from, and the timestamp of the bundle.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    pub project: ProjectId,
     /// Timestamp of every zip entry (seconds since the Unix epoch).
-    source_date_epoch: i64,
-    inputs: Vec<InputProvenance<'a>>,
-    checker_facts: &'a crate::evidence::FactSource,
+    pub source_date_epoch: i64,
+    pub inputs: Vec<InputProvenance>,
+    pub checker_facts: crate::evidence::FactSource,
 }
 
 /// Where an input lives inside the bundle.
@@ -93,30 +74,30 @@ pub fn provenance(
     source_date_epoch: i64,
 ) -> Result<Vec<u8>> {
     let doc = Provenance {
-        project: Project {
-            name: env!("CARGO_PKG_NAME"),
-            version: env!("CARGO_PKG_VERSION"),
+        project: ProjectId {
+            name: env!("CARGO_PKG_NAME").into(),
+            version: env!("CARGO_PKG_VERSION").into(),
         },
         source_date_epoch,
         inputs: inputs
             .files
             .iter()
             .map(|f| InputProvenance {
-                name: &f.pin.name,
+                name: f.pin.name.clone(),
                 kind: f.pin.kind,
-                repository: &f.pin.repository,
-                commit: &f.pin.commit,
-                path: &f.pin.path,
-                url: &f.pin.url,
+                repository: f.pin.repository.clone(),
+                commit: f.pin.commit.clone(),
+                path: f.pin.path.clone(),
+                url: f.pin.url.clone(),
                 size: f.bytes.len() as u64,
                 sha256: f.sha256.clone(),
                 git_blob_sha1: f.git_blob_sha1.clone(),
-                acquired: &f.pin.acquired,
-                license: &f.pin.license,
+                acquired: f.pin.acquired.clone(),
+                license: f.pin.license.clone(),
                 bundle_path: bundle_path(&f.pin),
             })
             .collect(),
-        checker_facts: &facts.source,
+        checker_facts: facts.source.clone(),
     };
     let mut bytes = serde_json::to_vec_pretty(&doc)
         .map_err(|e| Error::invalid("provenance.json", e.to_string()))?;
@@ -190,7 +171,7 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     }
     let ignore = GitIgnore::read(root);
     let mut files = BTreeMap::new();
-    for top in SOURCE_PATHS {
+    for top in crate::layout::SOURCE_PATHS {
         let start = root.join(top);
         let walker = WalkDir::new(&start).sort_by_file_name().into_iter();
         for entry in walker.filter_entry(|e| {
@@ -219,35 +200,32 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     Ok(files)
 }
 
-/// A zip timestamp from Unix seconds (UTC), clamped to the zip format's range.
-fn zip_time(epoch: i64) -> Result<DateTime> {
-    let days = epoch.div_euclid(86_400);
-    let secs = epoch.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let year = year.clamp(1980, 2107);
-    DateTime::from_date_and_time(
-        year as u16,
-        month as u8,
-        day as u8,
-        (secs / 3600) as u8,
-        (secs % 3600 / 60) as u8,
-        (secs % 60) as u8,
-    )
-    .map_err(|_| {
+/// A zip timestamp from Unix seconds (UTC). A zip entry stores a local date from 1980-01-01 to
+/// 2107-12-31 in steps of two seconds; any other value is refused rather than silently changed,
+/// so the bundle and provenance.json always state the same time.
+pub fn zip_time(epoch: i64) -> Result<DateTime> {
+    let refuse = |why: &str| {
         Error::invalid(
             "SOURCE_DATE_EPOCH",
-            format!("{epoch} is outside the zip date range"),
+            format!("{epoch} {why}; a zip stores even seconds from 1980-01-01 to 2107-12-31 (315532800 to 4354819198)"),
         )
-    })
+    };
+    let (date, (hh, mm, ss)) = crate::calendar::civil_from_epoch(epoch);
+    if !(1980..=2107).contains(&date.0) {
+        return Err(refuse("is outside the zip date range"));
+    }
+    if ss % 2 != 0 {
+        return Err(refuse("is an odd number of seconds"));
+    }
+    DateTime::from_date_and_time(
+        date.0 as u16,
+        date.1 as u8,
+        date.2 as u8,
+        hh as u8,
+        mm as u8,
+        ss as u8,
+    )
+    .map_err(|_| refuse("is outside the zip date range"))
 }
 
 /// The sha256sum-format listing of `files` (sorted by path).
@@ -263,33 +241,56 @@ pub fn sums<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String 
         .collect()
 }
 
-/// Parses a sha256sum listing into (path, hex) pairs; `file` names it in errors.
-pub fn parse_sums(file: &str, text: &str) -> Result<Vec<(String, String)>> {
-    text.lines()
-        .enumerate()
-        .map(|(i, line)| {
-            let (hex, path) = line.split_once("  ").ok_or_else(|| {
-                Error::parse(
-                    file,
-                    format!("line {}", i + 1),
-                    "expected `<sha256>  <path>`",
-                )
-            })?;
-            if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(Error::parse(
-                    file,
-                    format!("line {}", i + 1),
-                    "expected a 64-digit SHA-256",
-                ));
-            }
-            Ok((path.to_string(), hex.to_string()))
-        })
-        .collect()
+/// Parses a listing in the format `sha256sum` writes (`<64 lowercase hex>  <path>` per line,
+/// each ending in a newline), strictly: an empty listing, a malformed line, a path that is not
+/// relative and normalised, and a path listed twice are each a problem naming `file` and the line.
+pub fn parse_sums(
+    file: &str,
+    text: &str,
+) -> std::result::Result<Vec<(String, HexDigest)>, Vec<String>> {
+    let mut listed = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    if text.is_empty() {
+        return Err(vec![format!("{file}: empty: it lists no file")]);
+    }
+    if !text.ends_with('\n') {
+        problems.push(format!("{file}: the last line has no newline (truncated?)"));
+    }
+    for (i, line) in text.lines().enumerate() {
+        let at = |m: &str| format!("{file}: line {}: {m}", i + 1);
+        let Some((hex, path)) = line.split_once("  ") else {
+            problems.push(at("expected `<sha256>  <path>`"));
+            continue;
+        };
+        let digest = HexDigest::parse_sha256(hex);
+        let Some(digest) = digest else {
+            problems.push(at("expected 64 lowercase hexadecimal digits"));
+            continue;
+        };
+        if !is_safe_relative(path) {
+            problems.push(at(&format!(
+                "path {:?} is not a relative, normalised path inside the folder",
+                crate::format::excerpt(path, 200)
+            )));
+            continue;
+        }
+        if !seen.insert(path.to_string()) {
+            problems.push(at(&format!("{path} is listed twice")));
+            continue;
+        }
+        listed.push((path.to_string(), digest));
+    }
+    if problems.is_empty() {
+        Ok(listed)
+    } else {
+        Err(problems)
+    }
 }
 
 /// Builds `reproducibility.zip` from every entry, plus its inventory.
 pub fn bundle(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Result<Vec<u8>> {
-    let fail = |e: zip::result::ZipError| Error::invalid(ZIP_NAME, e.to_string());
+    let fail = |e: zip::result::ZipError| Error::invalid(BUNDLE, e.to_string());
     let time = zip_time(source_date_epoch)?;
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)
@@ -301,50 +302,21 @@ pub fn bundle(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Re
         .map(|(k, v)| (k.as_str(), v.as_slice()))
         .collect();
     let inventory = sums(all.iter().copied());
-    all.push((INVENTORY_NAME, inventory.as_bytes()));
+    all.push((INVENTORY, inventory.as_bytes()));
     all.sort_by(|a, b| a.0.cmp(b.0));
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     for (name, bytes) in all {
         if !is_safe_relative(name) {
             return Err(Error::invalid(
-                ZIP_NAME,
+                BUNDLE,
                 format!("unsafe entry path {name:?}"),
             ));
         }
         zip.start_file(name, options).map_err(fail)?;
         zip.write_all(bytes)
-            .map_err(|e| Error::invalid(ZIP_NAME, e.to_string()))?;
+            .map_err(|e| Error::invalid(BUNDLE, e.to_string()))?;
     }
     Ok(zip.finish().map_err(fail)?.into_inner())
-}
-
-/// Every entry of a zip with its bytes, each entry's CRC checked while reading.
-pub fn read_zip(name: &str, bytes: &[u8]) -> Result<BTreeMap<String, Vec<u8>>> {
-    let mut archive = ZipArchive::new(Cursor::new(bytes))
-        .map_err(|e| Error::invalid(name, format!("not a readable zip: {e}")))?;
-    let mut out = BTreeMap::new();
-    for i in 0..archive.len() {
-        let mut file = archive
-            .by_index(i)
-            .map_err(|e| Error::invalid(name, format!("entry {i}: {e}")))?;
-        let entry = file
-            .name()
-            .map_err(|e| Error::invalid(name, format!("entry {i}: {e}")))?
-            .to_string();
-        if !is_safe_relative(&entry) {
-            return Err(Error::invalid(name, format!("unsafe entry path {entry:?}")));
-        }
-        let mut data = Vec::with_capacity(file.size() as usize);
-        file.read_to_end(&mut data)
-            .map_err(|e| Error::invalid(format!("{name}: {entry}"), format!("cannot read: {e}")))?;
-        if out.insert(entry.clone(), data).is_some() {
-            return Err(Error::invalid(
-                name,
-                format!("entry {entry:?} appears twice"),
-            ));
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -375,8 +347,20 @@ mod tests {
         // 2026-11-30T00:00:00Z = 1795996800 (`date -u -d 2026-11-30 +%s`).
         let t = zip_time(1_795_996_800).unwrap();
         assert_eq!((t.year(), t.month(), t.day(), t.hour()), (2026, 11, 30, 0));
-        let t = zip_time(951_782_400 + 3661).unwrap(); // 2000-02-29T01:01:01Z
+        let t = zip_time(951_782_400 + 3662).unwrap(); // 2000-02-29T01:01:02Z
         assert_eq!((t.year(), t.month(), t.day(), t.minute()), (2000, 2, 29, 1));
+        // What a zip cannot store is refused, not clamped or rounded.
+        for bad in [
+            0,
+            315_532_799,
+            4_354_819_200,
+            1_795_996_801,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            assert!(zip_time(bad).is_err(), "{bad}");
+        }
+        assert!(zip_time(315_532_800).is_ok() && zip_time(4_354_819_198).is_ok());
     }
 
     #[test]
@@ -391,7 +375,7 @@ mod tests {
             bundle(&e, 1_795_996_802).unwrap(),
             "the timestamp is recorded"
         );
-        let back = read_zip("t.zip", &one).unwrap();
+        let back = crate::archive::read_all(&one).unwrap();
         let names: Vec<_> = back.keys().cloned().collect();
         assert_eq!(names, ["INVENTORY.sha256", "a.txt", "b/x.txt"]);
         assert_eq!(
@@ -401,9 +385,31 @@ mod tests {
             )
             .unwrap(),
             vec![
-                ("a.txt".to_string(), HexDigest::sha256(b"aaaa").to_string()),
-                ("b/x.txt".to_string(), HexDigest::sha256(b"x").to_string())
+                ("a.txt".to_string(), HexDigest::sha256(b"aaaa")),
+                ("b/x.txt".to_string(), HexDigest::sha256(b"x"))
             ]
+        );
+    }
+
+    #[test]
+    fn malformed_listings_are_refused_line_by_line() {
+        let h = HexDigest::sha256(b"").to_string();
+        assert_eq!(
+            parse_sums("S", ""),
+            Err(vec!["S: empty: it lists no file".to_string()])
+        );
+        let text = format!(
+            "{h}  a\n{h}  ../b\n{h} c\nxyz  d\n{h}  /e\n{h}  a\n{}  f\n",
+            h.to_uppercase()
+        );
+        let problems = parse_sums("S", &text).unwrap_err();
+        assert_eq!(problems.len(), 6, "{problems:?}");
+        assert!(problems[0].starts_with("S: line 2: path \"../b\""));
+        assert!(problems[1].starts_with("S: line 3: expected `<sha256>  <path>`"));
+        assert!(problems[4].contains("a is listed twice"));
+        assert!(
+            parse_sums("S", &format!("{h}  a")).is_err(),
+            "no final newline"
         );
     }
 

@@ -8,11 +8,12 @@ use serde::Serialize;
 use crate::analysis::{self, Analysis};
 use crate::article::{self, ArticleData};
 use crate::config::ArticleConfig;
-use crate::dist::Dist;
+use crate::dist::{Dist, OutputDir};
 use crate::error::{Error, Result};
 use crate::evidence::{self, CheckerFacts, Checks};
 use crate::figure::Svg;
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin, PinnedInput};
+use crate::layout::{OutputFile, PUBLISHED_DIR};
 use crate::package;
 use crate::summary::{self, FileNames, Summary};
 use crate::validate;
@@ -94,10 +95,6 @@ pub fn compute(inputs: &Inputs, config: ArticleConfig) -> Result<Computed> {
 
 /// Name and version of this generator, as printed in the outputs.
 pub const TOOL: &str = concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION"));
-/// File name of figure 1.
-pub const FIGURE_HIGHLIGHTS: &str = "scenario-ratios.svg";
-/// File name of figure 2.
-pub const FIGURE_PAIRS: &str = "ratios-by-model.svg";
 
 /// A standalone SVG file: XML declaration, then the figure.
 fn svg_file(svg: Svg) -> Vec<u8> {
@@ -139,14 +136,14 @@ pub fn render(computed: &Computed) -> Result<Dist> {
     let mut dist = Dist::new();
     let analysis = &computed.analysis;
     dist.add(
-        "results.json",
+        OutputFile::Results.path(),
         to_json_bytes(
             &ResultsFile {
                 title: &computed.config.title,
                 analysis,
                 checks: &computed.checks,
             },
-            "results.json",
+            OutputFile::Results.path(),
         )?,
     )?;
     let mut selected = Vec::new();
@@ -169,8 +166,8 @@ pub fn render(computed: &Computed) -> Result<Dist> {
         }
     }
     dist.add(
-        "selected_rows.json",
-        to_json_bytes(&selected, "selected_rows.json")?,
+        OutputFile::SelectedRows.path(),
+        to_json_bytes(&selected, OutputFile::SelectedRows.path())?,
     )?;
     let rendered = article::render(
         &ArticleData {
@@ -183,10 +180,13 @@ pub fn render(computed: &Computed) -> Result<Dist> {
         },
         article::PROSE,
     )?;
-    dist.add("article.html", rendered.html.into_bytes())?;
-    dist.add(FIGURE_HIGHLIGHTS, svg_file(rendered.highlights_svg))?;
-    dist.add(FIGURE_PAIRS, svg_file(rendered.pairs_svg))?;
-    dist.add("pairs.csv", article::pairs_csv(analysis)?)?;
+    dist.add(OutputFile::Article.path(), rendered.html.into_bytes())?;
+    dist.add(
+        OutputFile::FigureHighlights.path(),
+        svg_file(rendered.highlights_svg),
+    )?;
+    dist.add(OutputFile::FigurePairs.path(), svg_file(rendered.pairs_svg))?;
+    dist.add(OutputFile::PairsCsv.path(), article::pairs_csv(analysis)?)?;
     Ok(dist)
 }
 
@@ -200,7 +200,7 @@ pub fn package(
     source_date_epoch: i64,
 ) -> Result<()> {
     dist.add(
-        "provenance.json",
+        OutputFile::Provenance.path(),
         package::provenance(inputs, &computed.facts, source_date_epoch)?,
     )?;
     let mut entries = sources;
@@ -208,23 +208,23 @@ pub fn package(
         entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
     }
     for (path, bytes) in dist.files() {
-        entries.insert(format!("{}/{path}", package::PUBLISHED_DIR), bytes.to_vec());
+        entries.insert(format!("{PUBLISHED_DIR}/{path}"), bytes.to_vec());
     }
     dist.add(
-        package::ZIP_NAME,
+        OutputFile::Bundle.path(),
         package::bundle(&entries, source_date_epoch)?,
     )?;
 
     let summed: BTreeSet<String> = dist
         .files()
         .map(|(p, _)| p.to_string())
-        .chain([validate::REPORT_PATH.to_string()])
+        .chain([OutputFile::Validation.path().to_string()])
         .collect();
     let checks = validate::validate(dist, &summed);
     let failed: Vec<String> = checks
         .iter()
         .filter(|c| !c.passed)
-        .map(|c| format!("{} ({})", c.name, c.detail))
+        .map(|c| format!("{} ({})", c.rule, c.detail))
         .collect();
     #[derive(Serialize)]
     struct Report<'a> {
@@ -233,14 +233,14 @@ pub fn package(
         checks: &'a [validate::Validation],
     }
     dist.add(
-        validate::REPORT_PATH,
+        OutputFile::Validation.path(),
         to_json_bytes(
             &Report {
                 passed: checks.len() - failed.len(),
                 failed: failed.len(),
                 checks: &checks,
             },
-            validate::REPORT_PATH,
+            OutputFile::Validation.path(),
         )?,
     )?;
     if !failed.is_empty() {
@@ -250,13 +250,15 @@ pub fn package(
         ));
     }
     let sums = package::sums(dist.files());
-    dist.add(package::SUMS_NAME, sums.into_bytes())?;
+    dist.add(OutputFile::Sums.path(), sums.into_bytes())?;
     Ok(())
 }
 
 /// The whole build: acquire, compute, render, package, validate, write atomically.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let mut timings = Timings::new();
+    // Refuse a dangerous output folder before any work, and again under its lock when writing.
+    let out = OutputDir::guard(&opts.out, &opts.root)?;
     let manifest = load_manifest(opts)?;
     let inputs = inputs::acquire(manifest, &opts.acquire)?;
     timings.lap("acquire + verify inputs");
@@ -265,6 +267,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let epoch = opts
         .source_date_epoch
         .unwrap_or_else(|| inputs.manifest.source_date_epoch());
+    package::zip_time(epoch)?;
     let mut dist = render(&computed)?;
     timings.lap("figures + article");
     let sources = package::source_files(&opts.root)?;
@@ -272,7 +275,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     timings.lap("provenance, zip, validation, SHA256SUMS");
     // The bytes read back must equal the validated bytes (which SHA256SUMS lists) before they
     // replace the previous output.
-    dist.write_atomically(&opts.out, |dir| dist.check_written(dir))?;
+    dist.publish(&out, |dir| dist.check_written(dir))?;
     timings.lap("write, re-check and swap dist/");
     Ok(BuildReport {
         out: opts.out.clone(),

@@ -10,6 +10,10 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Serialize;
 
 use crate::error::{Disagreement, Error, Result};
+use crate::format::excerpt;
+
+/// Characters of a value quoted in an error line.
+const EXCERPT: usize = 200;
 
 macro_rules! fields {
     ($($variant:ident => $name:literal),+ $(,)?) => {
@@ -313,7 +317,11 @@ fn check_header<'a>(names: impl Iterator<Item = &'a str>, file: &str, place: &st
             return Err(Error::parse(
                 file,
                 place,
-                format!("expected field `{}`, found `{got}`", want.name()),
+                format!(
+                    "expected field `{}`, found `{}`",
+                    want.name(),
+                    excerpt(got, EXCERPT)
+                ),
             ));
         }
     }
@@ -442,7 +450,10 @@ fn cross_check(
         return Err(Error::parse(
             names.json,
             format!("row {index}"),
-            format!("expected row ID \"{id}\" (the CSV order), found {key:?}"),
+            format!(
+                "expected row ID \"{id}\" (the CSV order), found {:?}",
+                excerpt(&key, EXCERPT)
+            ),
         ));
     }
     check_header(
@@ -457,14 +468,28 @@ fn cross_check(
         .zip(&fields)
         .zip(Field::ALL)
     {
+        if let Some((at, c)) = text
+            .chars()
+            .enumerate()
+            .find(|&(_, c)| is_refused_control(c))
+        {
+            return Err(Error::parse(
+                names.csv,
+                format!("row {id}, field `{}`", field.name()),
+                format!(
+                    "control character U+{:04X} at character {at}; control characters are refused (they would reach the article and pairs.csv)",
+                    c as u32
+                ),
+            ));
+        }
         *slot = agree(text, json).ok_or_else(|| {
             Error::Disagree(Box::new(Disagreement {
                 csv_file: names.csv.to_string(),
                 json_file: names.json.to_string(),
                 row: id.to_string(),
                 field: field.name().to_string(),
-                csv: text.to_string(),
-                json: json.to_string(),
+                csv: excerpt(text, EXCERPT),
+                json: excerpt(&json.to_string(), EXCERPT),
             }))
         })?;
     }
@@ -489,6 +514,12 @@ fn agree(raw: &str, json: &serde_json::Value) -> Option<Typed> {
         }
         Value::Array(_) | Value::Object(_) => None,
     }
+}
+
+/// Control characters other than tab, line feed and carriage return (which are whitespace in
+/// HTML and quoted in CSV) have no place in a results table and are refused at load.
+pub fn is_refused_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 /// True when `csv` rounds to `json` at the JSON file's precision: half a unit of the 10th decimal,

@@ -1,150 +1,406 @@
-//! Stage 8 of the pipeline: the build checks its own output before publishing it, and readers
-//! check a published folder or bundle with `scenario-ratios verify`.
+//! Stage 8 of the pipeline: the build checks its own output before publishing it. Any failed
+//! check stops the build, and the report is written to `qa/validation.json`.
 //!
-//! [`validate`] runs static checks on the in-memory output (no script or external resource in the
-//! article, CSP present, SVGs well-formed, highlighted percentages equal to results.json, safe zip
-//! paths, SHA256SUMS coverage); any failure stops the build. [`verify_path`] re-checks a written
-//! `dist/` folder or a `reproducibility.zip` from the bytes on disk.
+//! The article is checked as a browser reads it, token by token (html5gum, a WHATWG tokenizer),
+//! never by searching its text: no executable script (a JSON-LD data block is the one script
+//! element allowed), no refresh, no event-handler attribute, no `javascript:` or `data:` link, no
+//! protocol-relative or backslash URL, nothing loaded from anywhere; a strict Content-Security-
+//! Policy; both SVGs well-formed; the bundle's entry names safe and inventoried; SHA256SUMS
+//! covering every other file.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::fmt;
 
+use html5gum::{Token, Tokenizer};
 use serde::Serialize;
 
+use crate::archive::{self, BUNDLE_LIMITS};
 use crate::dist::Dist;
-use crate::error::{Error, Result};
-use crate::format::percent;
-use crate::inputs::HexDigest;
-use crate::package::{self, INVENTORY_NAME, PUBLISHED_DIR, SUMS_NAME, ZIP_NAME};
+use crate::layout::{OutputFile, INVENTORY};
 
-/// Path of the validation report inside `dist/`.
-pub const REPORT_PATH: &str = "qa/validation.json";
+/// One rule the output must meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    PageSafe,
+    CspStrict,
+    SvgWellFormed(OutputFile),
+    HighlightsMatchResults,
+    BundleNamesSafe,
+    SumsCoverOutput,
+}
 
-/// One static check of the output.
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::PageSafe => f.write_str("page-safe"),
+            Rule::CspStrict => f.write_str("csp-strict"),
+            Rule::SvgWellFormed(file) => write!(f, "svg-well-formed {}", file.path()),
+            Rule::HighlightsMatchResults => f.write_str("highlights-match-results"),
+            Rule::BundleNamesSafe => f.write_str("bundle-names-safe"),
+            Rule::SumsCoverOutput => f.write_str("sha256sums-cover-output"),
+        }
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The outcome of one rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Validation {
-    pub name: String,
+    pub rule: Rule,
     pub passed: bool,
     pub detail: String,
 }
 
-fn check(name: &str, problems: Vec<String>, ok_detail: String) -> Validation {
+fn outcome(rule: Rule, problems: Vec<String>, ok_detail: &str) -> Validation {
     Validation {
-        name: name.to_string(),
+        rule,
         passed: problems.is_empty(),
         detail: if problems.is_empty() {
-            ok_detail
+            ok_detail.to_string()
         } else {
             problems.join("; ")
         },
     }
 }
 
-fn text<'a>(dist: &'a Dist, path: &str) -> std::result::Result<&'a str, String> {
-    let bytes = dist.get(path).ok_or_else(|| format!("{path} is missing"))?;
-    std::str::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8"))
+fn text(dist: &Dist, file: OutputFile) -> Result<&str, String> {
+    let bytes = dist
+        .get(file.path())
+        .ok_or_else(|| format!("{} is missing", file.path()))?;
+    std::str::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8", file.path()))
 }
 
-/// Resource references a page could load: `src`/`srcset` attributes, `<link>` other than the
-/// canonical link, CSS `url(` and `@import`, and embedding elements.
-pub fn external_resources(html: &str) -> Vec<String> {
-    let lower = html.to_ascii_lowercase();
-    let mut found = Vec::new();
-    for needle in [
-        "<script", "<iframe", "<object", "<embed", "<frame", "@import", "url(", "srcset=",
-    ] {
-        if lower.contains(needle) {
-            found.push(needle.to_string());
+/// Attributes whose value is a URL a browser may follow or load.
+const URL_ATTRIBUTES: &[&str] = &[
+    "href",
+    "src",
+    "action",
+    "formaction",
+    "xlink:href",
+    "poster",
+    "data",
+    "cite",
+    "background",
+    "ping",
+    "manifest",
+    "codebase",
+    "longdesc",
+    "icon",
+    "usemap",
+    "lowsrc",
+    "dynsrc",
+    "srcset",
+    "imagesrcset",
+];
+
+/// Elements that load or embed something, or change how URLs resolve.
+const LOADING_ELEMENTS: &[&str] = &[
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "base",
+    "img",
+    "picture",
+    "audio",
+    "video",
+    "source",
+    "track",
+    "portal",
+    "fencedframe",
+    "image",
+];
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A URL as a browser sees it: without leading and trailing spaces and controls, and without
+/// the tabs and newlines a browser strips anywhere inside.
+fn normalised_url(value: &str) -> String {
+    value
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect()
+}
+
+/// Why a URL in an attribute is not allowed, if it is not.
+fn url_problem(attribute: &str, value: &str) -> Option<String> {
+    let url = normalised_url(value);
+    let lower = url.to_ascii_lowercase();
+    if url.contains('\\') {
+        return Some("contains a backslash (browsers read it as `/`)".into());
+    }
+    if url.starts_with("//") {
+        return Some("is protocol-relative (`//host`)".into());
+    }
+    for scheme in ["javascript:", "vbscript:", "data:", "blob:", "file:"] {
+        if lower.starts_with(scheme) {
+            return Some(format!("uses the `{scheme}` scheme"));
         }
     }
-    let mut rest = lower.as_str();
-    while let Some(i) = rest.find(" src=") {
-        let value = rest[i + 5..].trim_start_matches(['"', '\'']);
-        if !value.starts_with("data:") {
-            found.push(format!(
-                "src={}",
-                value.chars().take(40).collect::<String>()
-            ));
-        }
-        rest = &rest[i + 5..];
+    if attribute != "href" {
+        return Some("loads a resource (only links are allowed)".into());
     }
-    let mut rest = lower.as_str();
-    while let Some(i) = rest.find("<link") {
-        let tag: String = rest[i..].chars().take_while(|&c| c != '>').collect();
-        if !tag.contains("rel=\"canonical\"") {
-            found.push(tag);
+    None
+}
+
+/// Every way `html` could run code, refresh, or load something, as one line each.
+pub fn page_problems(html: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut emitter = html5gum::emitters::default::DefaultEmitter::default();
+    emitter.naively_switch_states(true);
+    let mut open_script: Option<String> = None;
+    let mut in_style = false;
+    for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
+        match token {
+            Token::StartTag(tag) => {
+                let name = lossy(&tag.name).to_ascii_lowercase();
+                let attr = |n: &str| {
+                    tag.attributes
+                        .iter()
+                        .find(|(k, _)| lossy(k).eq_ignore_ascii_case(n))
+                        .map(|(_, v)| lossy(v))
+                };
+                for (key, value) in &tag.attributes {
+                    let key = lossy(key).to_ascii_lowercase();
+                    let value = lossy(value);
+                    if key.starts_with("on") {
+                        problems.push(format!("<{name}> has an event-handler attribute `{key}`"));
+                    }
+                    if URL_ATTRIBUTES.contains(&key.as_str()) {
+                        if let Some(why) = url_problem(&key, &value) {
+                            problems.push(format!(
+                                "<{name} {key}={:?}> {why}",
+                                crate::format::excerpt(&value, 80)
+                            ));
+                        }
+                    }
+                    if key == "style" && css_loads(&value) {
+                        problems.push(format!(
+                            "<{name}> has a style attribute that loads a resource"
+                        ));
+                    }
+                }
+                match name.as_str() {
+                    "script" => {
+                        let kind = attr("type").unwrap_or_default();
+                        if kind.trim().eq_ignore_ascii_case("application/ld+json") {
+                            open_script = Some(String::new());
+                        } else {
+                            problems.push(format!(
+                                "<script type={kind:?}>: only a JSON-LD data block (type=\"application/ld+json\") is allowed"
+                            ));
+                            open_script = None;
+                        }
+                    }
+                    "style" => in_style = true,
+                    "meta"
+                        if attr("http-equiv")
+                            .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) =>
+                    {
+                        problems.push("<meta http-equiv=refresh> would navigate away".into());
+                    }
+                    "link"
+                        if attr("rel")
+                            .is_none_or(|r| !r.trim().eq_ignore_ascii_case("canonical")) =>
+                    {
+                        problems.push(format!(
+                            "<link rel={:?}> (only rel=\"canonical\" is allowed)",
+                            attr("rel").unwrap_or_default()
+                        ));
+                    }
+                    n if LOADING_ELEMENTS.contains(&n) => {
+                        problems.push(format!("<{n}> loads or embeds content"));
+                    }
+                    _ => {}
+                }
+            }
+            Token::String(s) => {
+                if let Some(buf) = open_script.as_mut() {
+                    buf.push_str(&lossy(&s));
+                } else if in_style && css_loads(&lossy(&s)) {
+                    problems.push("a <style> block loads a resource (url() or @import)".into());
+                }
+            }
+            Token::EndTag(tag) => match lossy(&tag.name).to_ascii_lowercase().as_str() {
+                "script" => {
+                    if let Some(json) = open_script.take() {
+                        if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
+                            problems.push(format!("the JSON-LD block is not valid JSON: {e}"));
+                        }
+                    }
+                }
+                "style" => in_style = false,
+                _ => {}
+            },
+            _ => {}
         }
-        rest = &rest[i + 5..];
     }
-    found
+    problems
+}
+
+fn css_loads(css: &str) -> bool {
+    let lower = css.to_ascii_lowercase();
+    lower.contains("url(") || lower.contains("@import") || lower.contains("image-set(")
+}
+
+/// The Content-Security-Policy of the page: a `<meta>` whose policy starts `default-src 'none'`
+/// and allows no script source.
+pub fn csp_problems(html: &str) -> Vec<String> {
+    let mut policies = Vec::new();
+    for token in Tokenizer::new(html).flatten() {
+        if let Token::StartTag(tag) = token {
+            if !lossy(&tag.name).eq_ignore_ascii_case("meta") {
+                continue;
+            }
+            let get = |n: &str| {
+                tag.attributes
+                    .iter()
+                    .find(|(k, _)| lossy(k).eq_ignore_ascii_case(n))
+                    .map(|(_, v)| lossy(v))
+            };
+            if get("http-equiv").is_some_and(|v| v.eq_ignore_ascii_case("content-security-policy"))
+            {
+                policies.push(get("content").unwrap_or_default());
+            }
+        }
+    }
+    match policies.as_slice() {
+        [] => vec!["no Content-Security-Policy <meta>".into()],
+        [policy] => {
+            let directives: Vec<&str> = policy.split(';').map(str::trim).collect();
+            let mut p = Vec::new();
+            if directives.first() != Some(&"default-src 'none'") {
+                p.push(format!(
+                    "the policy does not start with default-src 'none': {policy:?}"
+                ));
+            }
+            if directives.iter().any(|d| d.starts_with("script-src")) {
+                p.push("the policy allows a script source".into());
+            }
+            p
+        }
+        _ => vec!["more than one Content-Security-Policy <meta>".into()],
+    }
+}
+
+fn svg_problems(file: OutputFile, source: &str) -> Vec<String> {
+    let name = file.path();
+    match roxmltree::Document::parse(source) {
+        Err(e) => vec![format!("{name}: not well-formed XML: {e}")],
+        Ok(doc) => {
+            let root = doc.root_element();
+            let mut p = Vec::new();
+            if root.tag_name().name() != "svg" {
+                p.push(format!("{name}: root element is not <svg>"));
+            }
+            if root.attribute("role") != Some("img") {
+                p.push(format!("{name}: no role=\"img\""));
+            }
+            for child in ["title", "desc"] {
+                if !root.children().any(|c| c.tag_name().name() == child) {
+                    p.push(format!("{name}: no <{child}>"));
+                }
+            }
+            if doc.descendants().any(|n| {
+                n.tag_name().name().eq_ignore_ascii_case("script")
+                    || n.attributes()
+                        .any(|a| a.name().to_ascii_lowercase().starts_with("on"))
+            }) {
+                p.push(format!("{name}: holds a script or an event handler"));
+            }
+            p
+        }
+    }
 }
 
 /// The static checks of the build output. `will_be_summed` lists the files SHA256SUMS will cover.
 pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validation> {
     let mut out = Vec::new();
-    let article = text(dist, "article.html");
-
+    let article = text(dist, OutputFile::Article);
     out.push(match &article {
-        Err(e) => check("article-self-contained", vec![e.clone()], String::new()),
-        Ok(html) => check(
-            "article-self-contained",
-            external_resources(html),
-            "no <script>, no embedded frame or object, no src/srcset/url()/@import, no <link> but the canonical one".into(),
+        Err(e) => outcome(Rule::PageSafe, vec![e.clone()], ""),
+        Ok(html) => outcome(
+            Rule::PageSafe,
+            page_problems(html),
+            "no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
         ),
     });
     out.push(match &article {
-        Err(e) => check("csp-meta", vec![e.clone()], String::new()),
-        Ok(html) => {
-            let csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';";
-            check(
-                "csp-meta",
-                if html.contains(csp) {
-                    vec![]
-                } else {
-                    vec!["no Content-Security-Policy meta with default-src 'none'".into()]
-                },
-                "Content-Security-Policy meta with default-src 'none'".into(),
+        Err(e) => outcome(Rule::CspStrict, vec![e.clone()], ""),
+        Ok(html) => outcome(
+            Rule::CspStrict,
+            csp_problems(html),
+            "one Content-Security-Policy <meta>, default-src 'none', no script source",
+        ),
+    });
+    for file in [OutputFile::FigureHighlights, OutputFile::FigurePairs] {
+        let problems = match text(dist, file) {
+            Err(e) => vec![e],
+            Ok(s) => svg_problems(file, s),
+        };
+        out.push(outcome(
+            Rule::SvgWellFormed(file),
+            problems,
+            "parses as XML; <svg role=\"img\"> with <title> and <desc>; no script",
+        ));
+    }
+    out.push(highlights_match_results(dist));
+
+    let bundle = OutputFile::Bundle.path();
+    out.push(match dist.get(bundle) {
+        None => outcome(
+            Rule::BundleNamesSafe,
+            vec![format!("{bundle} is missing")],
+            "",
+        ),
+        Some(bytes) => {
+            let (n, problems) = bundle_listing_problems(bytes);
+            outcome(
+                Rule::BundleNamesSafe,
+                problems,
+                &format!(
+                    "{n} entries, unique and relative without `..`, each listed in {INVENTORY}"
+                ),
             )
         }
     });
-    for svg in [
-        crate::pipeline::FIGURE_HIGHLIGHTS,
-        crate::pipeline::FIGURE_PAIRS,
-    ] {
-        let problems = match text(dist, svg) {
-            Err(e) => vec![e],
-            Ok(s) => match roxmltree::Document::parse(s) {
-                Err(e) => vec![format!("{svg}: not well-formed XML: {e}")],
-                Ok(doc) => {
-                    let root = doc.root_element();
-                    let mut p = Vec::new();
-                    if root.tag_name().name() != "svg" {
-                        p.push(format!("{svg}: root element is not <svg>"));
-                    }
-                    if root.attribute("role") != Some("img") {
-                        p.push(format!("{svg}: no role=\"img\""));
-                    }
-                    for child in ["title", "desc"] {
-                        if !root.children().any(|c| c.tag_name().name() == child) {
-                            p.push(format!("{svg}: no <{child}>"));
-                        }
-                    }
-                    p
-                }
-            },
-        };
-        out.push(check(
-            &format!("svg-well-formed {svg}"),
-            problems,
-            "parses as XML; <svg role=\"img\"> with <title> and <desc>".into(),
-        ));
-    }
 
-    // Every highlighted percentage, recomputed from results.json, appears in the article and figure.
+    let files: BTreeSet<String> = dist
+        .files()
+        .map(|(p, _)| p.to_string())
+        .chain([OutputFile::Validation.path().to_string()])
+        .collect();
+    let missing: Vec<String> = files
+        .symmetric_difference(will_be_summed)
+        .map(|p| format!("{p} not covered"))
+        .collect();
+    out.push(outcome(
+        Rule::SumsCoverOutput,
+        missing,
+        &format!(
+            "{} lists all {} other files",
+            OutputFile::Sums.path(),
+            files.len()
+        ),
+    ));
+    out
+}
+
+/// Every highlighted percentage, recomputed from results.json, appears in the article and figure.
+fn highlights_match_results(dist: &Dist) -> Validation {
     let mut problems = Vec::new();
     let mut shown = Vec::new();
-    match text(dist, "results.json").and_then(|t| {
+    match text(dist, OutputFile::Results).and_then(|t| {
         serde_json::from_str::<serde_json::Value>(t).map_err(|e| format!("results.json: {e}"))
     }) {
         Err(e) => problems.push(e),
@@ -161,330 +417,144 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
                     problems.push(format!("highlight {} has no ratio", h["label"]));
                     continue;
                 };
-                let p = percent(crate::analysis::Ratio(ratio));
-                for file in ["article.html", crate::pipeline::FIGURE_HIGHLIGHTS] {
+                let p = crate::format::percent(crate::analysis::Ratio(ratio));
+                for file in [OutputFile::Article, OutputFile::FigureHighlights] {
                     if !text(dist, file).is_ok_and(|t| t.contains(&p)) {
-                        problems.push(format!("{p} ({}) missing from {file}", h["label"]));
+                        problems.push(format!("{p} ({}) missing from {}", h["label"], file.path()));
                     }
                 }
                 shown.push(p);
             }
         }
     }
-    out.push(check(
-        "highlights-match-results",
+    outcome(
+        Rule::HighlightsMatchResults,
         problems,
-        format!("{} found in article.html and figure 1", shown.join(", ")),
-    ));
-
-    out.push(match dist.get(ZIP_NAME) {
-        None => check(
-            "zip-paths-safe",
-            vec![format!("{ZIP_NAME} is missing")],
-            String::new(),
-        ),
-        Some(bytes) => match zip_listing_problems(bytes) {
-            Err(e) => check("zip-paths-safe", vec![e.to_string()], String::new()),
-            Ok((n, problems)) => check(
-                "zip-paths-safe",
-                problems,
-                format!("{n} entries, all relative without `..`, each listed in {INVENTORY_NAME}"),
-            ),
-        },
-    });
-
-    let files: BTreeSet<String> = dist
-        .files()
-        .map(|(p, _)| p.to_string())
-        .chain([REPORT_PATH.to_string()])
-        .collect();
-    let missing: Vec<String> = files
-        .symmetric_difference(will_be_summed)
-        .map(|p| format!("{p} not covered"))
-        .collect();
-    out.push(check(
-        "sha256sums-cover-dist",
-        missing,
-        format!("{SUMS_NAME} lists all {} other files of dist/", files.len()),
-    ));
-    out
+        &format!("{} found in article.html and figure 1", shown.join(", ")),
+    )
 }
 
-/// Checks the names of a zip's entries (from its central directory) and that the inventory lists
-/// each of them; entry data is checked by `verify`.
-fn zip_listing_problems(bytes: &[u8]) -> Result<(usize, Vec<String>)> {
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-        .map_err(|e| Error::invalid(ZIP_NAME, format!("not a readable zip: {e}")))?;
-    let names: Vec<String> = archive
-        .file_names()
-        .map(|n| n.map(|n| n.to_string()))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|e| Error::invalid(ZIP_NAME, e.to_string()))?;
-    let mut problems: Vec<String> = names
-        .iter()
-        .filter(|n| !crate::inputs::is_safe_relative(n))
-        .map(|n| format!("unsafe entry path {n:?}"))
-        .collect();
-    let mut inventory = String::new();
-    archive
-        .by_name(INVENTORY_NAME)
-        .map_err(|e| Error::invalid(ZIP_NAME, format!("{INVENTORY_NAME}: {e}")))?
-        .read_to_string(&mut inventory)
-        .map_err(|e| Error::invalid(ZIP_NAME, format!("{INVENTORY_NAME}: {e}")))?;
-    let listed = package::parse_sums(INVENTORY_NAME, &inventory)?;
-    problems.extend(inventory_coverage(
-        names.iter().map(String::as_str),
-        &listed,
-    ));
-    Ok((names.len(), problems))
-}
-
-/// Entries missing from the inventory, and inventory lines naming no entry.
-fn inventory_coverage<'a>(
-    names: impl Iterator<Item = &'a str>,
-    listed: &[(String, String)],
-) -> Vec<String> {
-    let names: BTreeSet<&str> = names.filter(|n| *n != INVENTORY_NAME).collect();
-    let listed: BTreeSet<&str> = listed.iter().map(|(p, _)| p.as_str()).collect();
-    let absent = listed
-        .difference(&names)
-        .map(|p| format!("{ZIP_NAME}: {p}: listed in the inventory but absent"));
-    let unlisted = names
-        .difference(&listed)
-        .map(|p| format!("{ZIP_NAME}: {p}: not in the inventory"));
-    absent.chain(unlisted).collect()
-}
-
-/// Checks a zip's inventory against its entries: returns the entry count and the problems.
-fn inventory_problems(entries: &BTreeMap<String, Vec<u8>>) -> Result<(usize, Vec<String>)> {
-    let inventory = entries
-        .get(INVENTORY_NAME)
-        .ok_or_else(|| Error::invalid(ZIP_NAME, format!("no {INVENTORY_NAME} entry")))?;
-    let listed = package::parse_sums(
-        &format!("{ZIP_NAME}: {INVENTORY_NAME}"),
-        std::str::from_utf8(inventory)
-            .map_err(|_| Error::invalid(ZIP_NAME, format!("{INVENTORY_NAME} is not UTF-8")))?,
-    )?;
-    let mut problems = inventory_coverage(entries.keys().map(String::as_str), &listed);
-    for (path, hex) in &listed {
-        if let Some(b) = entries.get(path) {
-            let actual = HexDigest::sha256(b);
-            if actual.as_str() != hex {
-                problems.push(format!(
-                    "{ZIP_NAME}: {path}: SHA-256 mismatch: inventory {hex}, actual {actual}"
-                ));
-            }
-        }
-    }
-    Ok((entries.len(), problems))
-}
-
-/// The outcome of `verify`: one line per checked item.
-#[derive(Debug, Default)]
-pub struct Report {
-    pub ok: Vec<String>,
-    pub problems: Vec<String>,
-}
-
-impl Report {
-    fn merge(&mut self, other: Report) {
-        self.ok.extend(other.ok);
-        self.problems.extend(other.problems);
-    }
-}
-
-/// Verifies a `dist/` folder (SHA256SUMS, then the bundle inside) or a `reproducibility.zip`.
-pub fn verify_path(path: &Path) -> Result<Report> {
-    if path.is_dir() {
-        verify_dir(path)
-    } else {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        verify_zip(&path.display().to_string(), &bytes)
-    }
-}
-
-/// Checks `SHA256SUMS` of a folder, then the bundle inside it.
-pub fn verify_dir(dir: &Path) -> Result<Report> {
-    let mut report = verify_sums(dir)?;
-    let zip = dir.join(ZIP_NAME);
-    if zip.is_file() {
-        let bytes = std::fs::read(&zip).map_err(|e| Error::io(&zip, e))?;
-        report.merge(verify_zip(&zip.display().to_string(), &bytes)?);
-    }
-    Ok(report)
-}
-
-/// Checks `SHA256SUMS` of a folder: every listed file matches, every file is listed.
-pub fn verify_sums(dir: &Path) -> Result<Report> {
-    let sums_path = dir.join(SUMS_NAME);
-    let text = std::fs::read_to_string(&sums_path).map_err(|e| Error::io(&sums_path, e))?;
-    let listed = package::parse_sums(&sums_path.display().to_string(), &text)?;
-    let mut report = Report::default();
-    let mut seen = BTreeSet::new();
-    for (rel, hex) in &listed {
-        seen.insert(rel.clone());
-        let file = dir.join(rel);
-        match std::fs::read(&file) {
-            Err(e) => report.problems.push(format!(
-                "{}: listed in {SUMS_NAME} but unreadable: {e}",
-                file.display()
-            )),
-            Ok(bytes) => {
-                let actual = HexDigest::sha256(&bytes);
-                if actual.as_str() == hex {
-                    report
-                        .ok
-                        .push(format!("{rel}: SHA-256 matches {SUMS_NAME}"));
-                } else {
-                    report.problems.push(format!(
-                        "{}: SHA-256 mismatch: {SUMS_NAME} has {hex}, file has {actual}",
-                        file.display()
-                    ));
-                }
-            }
-        }
-    }
-    for (rel, path) in crate::dist::files_under(dir)? {
-        if rel != SUMS_NAME && !seen.contains(&rel) {
-            report
-                .problems
-                .push(format!("{}: not listed in {SUMS_NAME}", path.display()));
-        }
-    }
-    Ok(report)
-}
-
-/// Checks a bundle: readable entries (CRC), the inventory, and the inputs against provenance.json.
-pub fn verify_zip(name: &str, bytes: &[u8]) -> Result<Report> {
-    let mut report = Report::default();
-    let entries = match package::read_zip(name, bytes) {
+/// Checks the bundle's entry names from its raw central directory (unique, safe, within the
+/// limits) and that the inventory lists each of them; entry data is checked by `verify`.
+fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
+    let entries = match archive::central_directory(bytes, &BUNDLE_LIMITS) {
         Ok(e) => e,
-        Err(e) => {
-            report.problems.push(e.to_string());
-            return Ok(report);
-        }
+        Err(problems) => return (0, problems),
     };
-    match inventory_problems(&entries) {
-        Err(e) => report.problems.push(e.to_string()),
-        Ok((n, problems)) => {
-            if problems.is_empty() {
-                report
-                    .ok
-                    .push(format!("{name}: all {n} entries match {INVENTORY_NAME}"));
-            }
-            report
-                .problems
-                .extend(problems.into_iter().map(|p| p.replacen(ZIP_NAME, name, 1)));
+    let root = crate::layout::bundle_root();
+    let inventory_name = format!("{root}{INVENTORY}");
+    let mut inventory = None;
+    let read = archive::for_each_entry(bytes, &BUNDLE_LIMITS, |e, data| {
+        if e.name == inventory_name {
+            inventory = Some(data);
         }
+    });
+    if let Err(p) = read {
+        return (entries.len(), p);
     }
-    let prov_path = format!("{PUBLISHED_DIR}/provenance.json");
-    let Some(prov) = entries.get(&prov_path) else {
-        report
-            .problems
-            .push(format!("{name}: {prov_path}: missing"));
-        return Ok(report);
+    let Some(inventory) = inventory.and_then(|b| String::from_utf8(b).ok()) else {
+        return (entries.len(), vec![format!("no readable {inventory_name}")]);
     };
-    let prov: serde_json::Value = match serde_json::from_slice(prov) {
-        Ok(v) => v,
-        Err(e) => {
-            report.problems.push(format!("{name}: {prov_path}: {e}"));
-            return Ok(report);
-        }
+    let listed = match crate::package::parse_sums(&inventory_name, &inventory) {
+        Ok(l) => l,
+        Err(p) => return (entries.len(), p),
     };
-    for input in prov["inputs"].as_array().cloned().unwrap_or_default() {
-        let path = input["bundle_path"].as_str().unwrap_or_default();
-        let Some(data) = entries.get(path) else {
-            report.problems.push(format!(
-                "{name}: {path}: input listed in provenance.json is absent"
-            ));
-            continue;
-        };
-        let mut wrong = Vec::new();
-        if input["size"].as_u64() != Some(data.len() as u64) {
-            wrong.push(format!("size {} vs {}", input["size"], data.len()));
-        }
-        let sha = HexDigest::sha256(data);
-        if input["sha256"].as_str() != Some(sha.as_str()) {
-            wrong.push(format!("SHA-256 {} vs {sha}", input["sha256"]));
-        }
-        let blob = HexDigest::git_blob_sha1(data);
-        if input["git_blob_sha1"].as_str() != Some(blob.as_str()) {
-            wrong.push(format!(
-                "git blob SHA-1 {} vs {blob}",
-                input["git_blob_sha1"]
-            ));
-        }
-        if wrong.is_empty() {
-            report
-                .ok
-                .push(format!("{name}: {path}: matches provenance.json"));
-        } else {
-            report.problems.push(format!(
-                "{name}: {path}: does not match provenance.json: {}",
-                wrong.join(", ")
-            ));
-        }
-    }
-    Ok(report)
+    let names: BTreeSet<String> = entries
+        .iter()
+        .map(|e| e.name.clone())
+        .filter(|n| *n != inventory_name)
+        .collect();
+    let listed: BTreeSet<String> = listed.iter().map(|(p, _)| format!("{root}{p}")).collect();
+    let problems = listed
+        .difference(&names)
+        .map(|p| format!("{p}: listed in the inventory but absent"))
+        .chain(
+            names
+                .difference(&listed)
+                .map(|p| format!("{p}: not in the inventory")),
+        )
+        .collect();
+    (entries.len(), problems)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn inventory_problems_name_each_entry() {
-        let h = |b: &[u8]| HexDigest::sha256(b).to_string();
-        let mut e = BTreeMap::new();
-        e.insert("a.txt".to_string(), b"a".to_vec());
-        e.insert("b.txt".to_string(), b"b".to_vec());
-        e.insert("c.txt".to_string(), b"c".to_vec());
-        let inventory = format!(
-            "{}  a.txt\n{}  c.txt\n{}  gone.txt\n",
-            h(b"a"),
-            h(b"x"),
-            h(b"g")
-        );
-        e.insert(INVENTORY_NAME.to_string(), inventory.into_bytes());
-        let (n, problems) = inventory_problems(&e).unwrap();
-        assert_eq!(n, 4);
-        assert_eq!(
-            problems,
-            [
-                "reproducibility.zip: gone.txt: listed in the inventory but absent".to_string(),
-                "reproducibility.zip: b.txt: not in the inventory".to_string(),
-                format!(
-                    "reproducibility.zip: c.txt: SHA-256 mismatch: inventory {}, actual {}",
-                    h(b"x"),
-                    h(b"c")
-                ),
-            ]
-        );
+    fn page(body: &str) -> String {
+        format!("<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"></head><body>{body}</body></html>")
     }
 
     #[test]
-    fn external_resources_are_found() {
-        assert!(
-            external_resources("<p>hi</p><link rel=\"canonical\" href=\"https://x\">").is_empty()
+    fn a_plain_page_with_links_and_json_ld_passes() {
+        let html = page(
+            "<p>See <a href=\"https://example.org/x?a=1&amp;b=2\">x</a>, <a href=\"/about/\">me</a>, \
+             <a href=\"pairs.csv\">csv</a>, <a href=\"#fig\">fig</a>.</p>\
+             <p>Data may say src=\"http://x\" or onload=1 as text.</p>\
+             <script type=\"application/ld+json\">{\"@type\": \"Article\", \"x\": \"<\\/script>\"}</script>\
+             <link rel=\"canonical\" href=\"https://example.org/a/\">",
         );
-        assert!(
-            external_resources("<a href=\"https://x\">x</a>").is_empty(),
-            "links are not loads"
-        );
-        assert_eq!(external_resources("<img src=\"http://x/a.png\">").len(), 1);
-        assert!(external_resources("<img src=\"data:image/png;base64,AA\">").is_empty());
-        assert_eq!(external_resources("<SCRIPT>1</SCRIPT>"), ["<script"]);
+        assert_eq!(page_problems(&html), Vec::<String>::new());
+        assert_eq!(csp_problems(&html), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_way_to_run_code_or_load_is_found() {
+        for (body, expected) in [
+            ("<script>alert(1)</script>", "only a JSON-LD"),
+            ("<SCRIPT type=module src=x></SCRIPT>", "only a JSON-LD"),
+            (
+                "<meta http-equiv=\"Refresh\" content=\"0;url=https://evil\">",
+                "refresh",
+            ),
+            (
+                "<p onclick=\"x()\">a</p>",
+                "event-handler attribute `onclick`",
+            ),
+            ("<svg><g onload=\"x()\"></g></svg>", "event-handler"),
+            ("<a href=\"javascript:alert(1)\">x</a>", "`javascript:`"),
+            ("<a href=\" jav\tascript:alert(1)\">x</a>", "`javascript:`"),
+            ("<a href=\"JaVaScRiPt:alert(1)\">x</a>", "`javascript:`"),
+            (
+                "<a href=\"data:text/html,<script>x</script>\">x</a>",
+                "`data:`",
+            ),
+            ("<a href=\"//evil.example/\">x</a>", "protocol-relative"),
+            ("<a href=\"/\\evil.example/\">x</a>", "backslash"),
+            ("<img src=\"http://x/a.png\">", "loads"),
+            ("<iframe></iframe>", "loads or embeds"),
+            ("<base href=\"https://evil/\">", "loads or embeds"),
+            (
+                "<link rel=\"stylesheet\" href=\"a.css\">",
+                "only rel=\"canonical\"",
+            ),
+            ("<style>@import 'x.css';</style>", "<style> block"),
+            (
+                "<div style=\"background:url(http://x)\">",
+                "style attribute",
+            ),
+            (
+                "<script type=\"application/ld+json\">{not json</script>",
+                "not valid JSON",
+            ),
+        ] {
+            let problems = page_problems(&page(body));
+            assert!(
+                problems.iter().any(|p| p.contains(expected)),
+                "{body}: {problems:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_weak_or_missing_policy_is_found() {
         assert_eq!(
-            external_resources("<style>@import 'x.css'</style>"),
-            ["@import"]
+            csp_problems("<p>x</p>"),
+            ["no Content-Security-Policy <meta>"]
         );
-        assert_eq!(
-            external_resources("<link rel=\"stylesheet\" href=\"a.css\">").len(),
-            1
-        );
-        assert_eq!(
-            external_resources("<div style=\"background:url(http://x)\">").len(),
-            1
-        );
+        let weak = "<meta http-equiv=content-security-policy content=\"default-src *\">";
+        assert!(csp_problems(weak)[0].contains("does not start"));
+        let script = "<meta http-equiv=content-security-policy content=\"default-src 'none'; script-src 'self'\">";
+        assert_eq!(csp_problems(script), ["the policy allows a script source"]);
     }
 }

@@ -35,8 +35,7 @@ fn once(text: &str, from: &str, to: &str) -> String {
 fn build_summaries(dir: &Path, csv: &[u8], json: &[u8]) -> String {
     let manifest = manifest_for(csv, json, dir);
     let out = dir.join("dist");
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join("article.html"), b"previous").unwrap();
+    common::previous_output(&out, &[("article.html", b"previous")]);
     let before = snapshot(&out);
     let o = run(
         dir,

@@ -178,9 +178,13 @@ fn a_tampered_download_is_refused_with_both_hashes() {
 fn a_corrupt_mirror_file_stops_the_build_and_keeps_dist() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
-    std::fs::create_dir_all(out.join("qa")).unwrap();
-    std::fs::write(out.join("results.json"), b"previous build").unwrap();
-    std::fs::write(out.join("qa/keep.txt"), b"keep").unwrap();
+    common::previous_output(
+        &out,
+        &[
+            ("results.json", b"previous build"),
+            ("qa/keep.txt", b"keep"),
+        ],
+    );
     let before = snapshot(&out);
 
     let bad = tmp.path().join("mirror");
@@ -268,8 +272,7 @@ fn bad_summaries_fail_with_one_line_and_leave_dist_untouched() {
         let tmp = tempfile::tempdir().unwrap();
         let manifest = fixture_manifest(case, tmp.path());
         let out = tmp.path().join("dist");
-        std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(out.join("article.html"), b"the previous article").unwrap();
+        common::previous_output(&out, &[("article.html", b"the previous article")]);
         let before = snapshot(&out);
         let o = run(
             tmp.path(),

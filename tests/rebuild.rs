@@ -21,7 +21,7 @@ fn the_bundle_rebuilds_the_same_article_offline() {
     // Unpack into a folder with nothing beside it (no ../shared mirror).
     let unpacked = tmp.path().join("reader/scenario-ratios");
     let bytes = std::fs::read(out.join("reproducibility.zip")).unwrap();
-    let entries = scenario_ratios::package::read_zip("reproducibility.zip", &bytes).unwrap();
+    let entries = scenario_ratios::archive::read_all(&bytes).unwrap();
     for (name, data) in &entries {
         let path = unpacked.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -46,6 +46,17 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A previous build's output folder as a later build finds it: the tool's marker and `files`.
+pub fn previous_output(out: &Path, files: &[(&str, &[u8])]) {
+    std::fs::create_dir_all(out).unwrap();
+    std::fs::write(out.join(scenario_ratios::dist::MARKER), b"").unwrap();
+    for (name, bytes) in files {
+        let path = out.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
 /// Every file under `dir` with its bytes, sorted: a snapshot to compare before and after.
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<_> = walkdir::WalkDir::new(dir)

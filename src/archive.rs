@@ -1,0 +1,381 @@
+//! Reading a zip archive without trusting it: the raw central directory is parsed first (so
+//! duplicate entry names, which the zip crate merges, are seen), every count and size is checked
+//! against fixed limits before anything is allocated, and each entry is inflated through a cap
+//! that stops at its declared size.
+
+use std::io::Read;
+
+use crate::layout;
+
+/// Limits on what an archive may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_entries: usize,
+    pub max_name_bytes: usize,
+    pub max_entry_bytes: u64,
+    pub max_total_bytes: u64,
+}
+
+/// Limits for a reproducibility bundle: far above what a build writes, far below what could hurt.
+pub const BUNDLE_LIMITS: Limits = Limits {
+    max_entries: 50_000,
+    max_name_bytes: 1024,
+    max_entry_bytes: 64 << 20,
+    max_total_bytes: 512 << 20,
+};
+
+/// One entry as the central directory records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawEntry {
+    pub name: String,
+    pub method: u16,
+    pub compressed_size: u64,
+    pub size: u64,
+    pub crc32: u32,
+}
+
+/// The central directory of an archive, checked against `limits`: every name is UTF-8, safe,
+/// unique and within the limits, and the declared sizes fit them. Any problem is one line.
+pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>, Vec<String>> {
+    let (count, cd_offset, cd_size) = end_of_central_directory(bytes).map_err(|e| vec![e])?;
+    let cd_end = cd_offset
+        .checked_add(cd_size)
+        .filter(|&end| end <= bytes.len() as u64)
+        .ok_or_else(|| vec!["the central directory lies outside the file".to_string()])?;
+    if count > limits.max_entries as u64 {
+        return Err(vec![format!(
+            "declares {count} entries; at most {} are accepted",
+            limits.max_entries
+        )]);
+    }
+    if count.saturating_mul(46) > cd_size {
+        return Err(vec![format!(
+            "declares {count} entries in a central directory of {cd_size} bytes"
+        )]);
+    }
+    let cd = &bytes[cd_offset as usize..cd_end as usize];
+    let mut entries = Vec::with_capacity(count as usize);
+    let mut problems = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    let mut total: u64 = 0;
+    let mut p = 0usize;
+    for i in 0..count {
+        let Some(header) = cd.get(p..p + 46) else {
+            return Err(vec![format!(
+                "entry {i}: the central directory is truncated"
+            )]);
+        };
+        if le32(header, 0) != 0x0201_4b50 {
+            return Err(vec![format!("entry {i}: bad central directory signature")]);
+        }
+        let method = le16(header, 10);
+        let crc32 = le32(header, 16);
+        let mut compressed_size = u64::from(le32(header, 20));
+        let mut size = u64::from(le32(header, 24));
+        let (name_len, extra_len, comment_len) = (
+            le16(header, 28) as usize,
+            le16(header, 30) as usize,
+            le16(header, 32) as usize,
+        );
+        let Some(name) = cd.get(p + 46..p + 46 + name_len) else {
+            return Err(vec![format!(
+                "entry {i}: name runs past the central directory"
+            )]);
+        };
+        let Some(extra) = cd.get(p + 46 + name_len..p + 46 + name_len + extra_len) else {
+            return Err(vec![format!(
+                "entry {i}: extra field runs past the central directory"
+            )]);
+        };
+        if size == 0xFFFF_FFFF || compressed_size == 0xFFFF_FFFF {
+            let (s, c) = zip64_sizes(extra, size, compressed_size)
+                .ok_or_else(|| vec![format!("entry {i}: missing or short zip64 extra field")])?;
+            (size, compressed_size) = (s, c);
+        }
+        p += 46 + name_len + extra_len + comment_len;
+        let name = match std::str::from_utf8(name) {
+            Ok(n) => n.to_string(),
+            Err(_) => {
+                problems.push(format!("entry {i}: name is not UTF-8"));
+                continue;
+            }
+        };
+        let shown = crate::format::excerpt(&name, 200);
+        if name.len() > limits.max_name_bytes {
+            problems.push(format!(
+                "entry {i}: name of {} bytes is too long",
+                name.len()
+            ));
+        } else if !layout::is_safe_relative(&name) {
+            problems.push(format!(
+                "entry {shown:?}: unsafe path (absolute, `..`, backslash or not normalised)"
+            ));
+        }
+        if !names.insert(name.clone()) {
+            problems.push(format!("entry {shown:?} appears more than once"));
+        }
+        if method != 0 && method != 8 {
+            problems.push(format!(
+                "entry {shown:?}: compression method {method} (only stored and deflate are used)"
+            ));
+        }
+        if size > limits.max_entry_bytes {
+            problems.push(format!(
+                "entry {shown:?} declares {size} bytes; at most {} are accepted",
+                limits.max_entry_bytes
+            ));
+        }
+        total = total.saturating_add(size);
+        entries.push(RawEntry {
+            name,
+            method,
+            compressed_size,
+            size,
+            crc32,
+        });
+    }
+    if total > limits.max_total_bytes {
+        problems.push(format!(
+            "entries declare {total} bytes in all; at most {} are accepted",
+            limits.max_total_bytes
+        ));
+    }
+    if problems.is_empty() {
+        Ok(entries)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Calls `visit` with each entry and its inflated bytes, in central-directory order. Only an
+/// archive whose central directory passed [`central_directory`] is read; each entry is inflated
+/// through a cap at its declared size, and its CRC is checked. Stops at the first problem.
+pub fn for_each_entry(
+    bytes: &[u8],
+    limits: &Limits,
+    mut visit: impl FnMut(&RawEntry, Vec<u8>),
+) -> Result<usize, Vec<String>> {
+    let entries = central_directory(bytes, limits)?;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| vec![format!("not a readable zip: {e}")])?;
+    if archive.len() != entries.len() {
+        return Err(vec![format!(
+            "the zip reader sees {} entries, the central directory {}",
+            archive.len(),
+            entries.len()
+        )]);
+    }
+    for (i, raw) in entries.iter().enumerate() {
+        let shown = crate::format::excerpt(&raw.name, 200);
+        let mut file = archive
+            .by_index(i)
+            .map_err(|e| vec![format!("entry {shown:?}: {e}")])?;
+        if file.name().ok().as_deref() != Some(raw.name.as_str()) || file.size() != raw.size {
+            return Err(vec![format!(
+                "entry {shown:?}: the local header disagrees with the central directory"
+            )]);
+        }
+        // Grows as the data arrives; never sized by a declared number beyond a small start.
+        let mut data = Vec::with_capacity(raw.size.min(1 << 20) as usize);
+        (&mut file)
+            .take(raw.size + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| vec![format!("entry {shown:?}: cannot inflate: {e}")])?;
+        if data.len() as u64 != raw.size {
+            return Err(vec![format!(
+                "entry {shown:?}: inflates to {}{} bytes, but declares {}",
+                if data.len() as u64 > raw.size {
+                    "more than "
+                } else {
+                    ""
+                },
+                data.len().min(raw.size as usize),
+                raw.size
+            )]);
+        }
+        drop(file);
+        visit(raw, data);
+    }
+    Ok(entries.len())
+}
+
+/// Every entry of a bundle with its bytes, read as [`for_each_entry`] reads them.
+pub fn read_all(bytes: &[u8]) -> Result<std::collections::BTreeMap<String, Vec<u8>>, Vec<String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for_each_entry(bytes, &BUNDLE_LIMITS, |e, d| {
+        out.insert(e.name.clone(), d);
+    })?;
+    Ok(out)
+}
+
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+/// (entry count, central directory offset, central directory size), from the end-of-central-
+/// directory record (and its zip64 form where the classic fields overflow).
+fn end_of_central_directory(bytes: &[u8]) -> Result<(u64, u64, u64), String> {
+    const EOCD: usize = 22;
+    if bytes.len() < EOCD {
+        return Err("not a zip: too short".into());
+    }
+    let earliest = bytes.len().saturating_sub(EOCD + 0xFFFF);
+    let at = (earliest..=bytes.len() - EOCD)
+        .rev()
+        .find(|&i| {
+            le32(bytes, i) == 0x0605_4b50 && i + EOCD + le16(bytes, i + 20) as usize == bytes.len()
+        })
+        .ok_or("not a zip: no end-of-central-directory record")?;
+    let e = &bytes[at..];
+    if le16(e, 4) != 0 || le16(e, 6) != 0 {
+        return Err("multi-disk archives are not accepted".into());
+    }
+    let (count, size, offset) = (
+        u64::from(le16(e, 10)),
+        u64::from(le32(e, 12)),
+        u64::from(le32(e, 16)),
+    );
+    if count != 0xFFFF && size != 0xFFFF_FFFF && offset != 0xFFFF_FFFF {
+        if u64::from(le16(e, 8)) != count {
+            return Err("entry counts of the end record disagree".into());
+        }
+        return Ok((count, offset, size));
+    }
+    // zip64: a locator just before the classic record points at the zip64 record.
+    let loc = at
+        .checked_sub(20)
+        .filter(|&l| le32(bytes, l) == 0x0706_4b50)
+        .ok_or("zip64 locator missing")?;
+    let z = usize::try_from(le64(bytes, loc + 8))
+        .ok()
+        .filter(|&z| z.checked_add(56).is_some_and(|end| end <= loc))
+        .ok_or("zip64 end record lies outside the file")?;
+    if le32(bytes, z) != 0x0606_4b50 {
+        return Err("bad zip64 end record signature".into());
+    }
+    Ok((
+        le64(bytes, z + 32),
+        le64(bytes, z + 48),
+        le64(bytes, z + 40),
+    ))
+}
+
+/// Sizes from a zip64 extended-information extra field: uncompressed then compressed, each
+/// present only where the classic field is 0xFFFFFFFF.
+fn zip64_sizes(extra: &[u8], size: u64, compressed: u64) -> Option<(u64, u64)> {
+    let mut p = 0;
+    while p + 4 <= extra.len() {
+        let (id, len) = (le16(extra, p), le16(extra, p + 2) as usize);
+        let body = extra.get(p + 4..p + 4 + len)?;
+        if id == 0x0001 {
+            let mut q = 0;
+            let mut next = |classic: u64| -> Option<u64> {
+                if classic != 0xFFFF_FFFF {
+                    return Some(classic);
+                }
+                let v = body.get(q..q + 8).map(|b| le64(b, 0));
+                q += 8;
+                v
+            };
+            let s = next(size)?;
+            let c = next(compressed)?;
+            return Some((s, c));
+        }
+        p += 4 + len;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let o = zip::write::SimpleFileOptions::default();
+        for (n, b) in entries {
+            w.start_file(*n, o).unwrap();
+            w.write_all(b).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn a_clean_archive_is_read_whole() {
+        let z = zip_of(&[("a.txt", b"alpha"), ("b/c.txt", b"")]);
+        let mut seen = Vec::new();
+        let n = for_each_entry(&z, &BUNDLE_LIMITS, |e, d| seen.push((e.name.clone(), d))).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(seen[0], ("a.txt".to_string(), b"alpha".to_vec()));
+    }
+
+    #[test]
+    fn duplicate_names_are_seen_in_the_raw_directory() {
+        // Two entries named `a.txt`: write `a.txt` and `b.txt`, then rename the second in both
+        // headers (same length), as a hostile tool would.
+        let mut z = zip_of(&[("a.txt", b"1"), ("b.txt", b"2")]);
+        let hits: Vec<usize> = z
+            .windows(5)
+            .enumerate()
+            .filter(|(_, w)| w == b"b.txt")
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(hits.len(), 2);
+        for i in hits {
+            z[i] = b'a';
+        }
+        let problems = central_directory(&z, &BUNDLE_LIMITS).unwrap_err();
+        assert_eq!(problems, ["entry \"a.txt\" appears more than once"]);
+    }
+
+    #[test]
+    fn absurd_declared_sizes_are_refused_before_reading() {
+        let mut z = zip_of(&[("a.txt", b"alpha")]);
+        // The central directory claims 4 GiB - 2 bytes for a 5-byte entry.
+        let cd = z
+            .windows(4)
+            .position(|w| w == [0x50, 0x4b, 0x01, 0x02])
+            .unwrap();
+        z[cd + 24..cd + 28].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
+        let problems = central_directory(&z, &BUNDLE_LIMITS).unwrap_err();
+        assert!(
+            problems[0].contains("declares 4294967294 bytes"),
+            "{problems:?}"
+        );
+        assert!(for_each_entry(&z, &BUNDLE_LIMITS, |_, _| {}).is_err());
+    }
+
+    #[test]
+    fn an_entry_inflating_past_its_declared_size_is_stopped() {
+        let data = vec![b'x'; 100_000];
+        let mut z = zip_of(&[("big.txt", &data)]);
+        // Declare 10 bytes in both headers: inflation must stop there, not run to 100 kB.
+        let cd = z
+            .windows(4)
+            .position(|w| w == [0x50, 0x4b, 0x01, 0x02])
+            .unwrap();
+        z[cd + 24..cd + 28].copy_from_slice(&10u32.to_le_bytes());
+        z[22..26].copy_from_slice(&10u32.to_le_bytes());
+        let err = for_each_entry(&z, &BUNDLE_LIMITS, |_, _| {}).unwrap_err();
+        assert!(err[0].contains("big.txt"), "{err:?}");
+    }
+
+    #[test]
+    fn garbage_is_a_one_line_problem() {
+        for bytes in [&b""[..], b"PK", &[0u8; 100]] {
+            let p = central_directory(bytes, &BUNDLE_LIMITS).unwrap_err();
+            assert_eq!(p.len(), 1);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The layout of what a build publishes: the files of the output folder, the folders of the
+//! reproducibility bundle, and the project's own source that the bundle carries. The pipeline,
+//! the build's own checks and the reader's `verify` all name files through this module.
+
+use std::path::{Component, Path};
+
+/// One file of the output folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OutputFile {
+    Article,
+    Results,
+    SelectedRows,
+    PairsCsv,
+    FigureHighlights,
+    FigurePairs,
+    Provenance,
+    Bundle,
+    Validation,
+    Sums,
+}
+
+impl OutputFile {
+    /// Every output file, in the order a build writes them.
+    pub const ALL: &'static [OutputFile] = &[
+        OutputFile::Results,
+        OutputFile::SelectedRows,
+        OutputFile::PairsCsv,
+        OutputFile::FigureHighlights,
+        OutputFile::FigurePairs,
+        OutputFile::Provenance,
+        OutputFile::Bundle,
+        OutputFile::Article,
+        OutputFile::Validation,
+        OutputFile::Sums,
+    ];
+
+    /// The path inside the output folder.
+    pub const fn path(self) -> &'static str {
+        match self {
+            OutputFile::Article => "article.html",
+            OutputFile::Results => "results.json",
+            OutputFile::SelectedRows => "selected_rows.json",
+            OutputFile::PairsCsv => "pairs.csv",
+            OutputFile::FigureHighlights => "scenario-ratios.svg",
+            OutputFile::FigurePairs => "ratios-by-model.svg",
+            OutputFile::Provenance => "provenance.json",
+            OutputFile::Bundle => "reproducibility.zip",
+            OutputFile::Validation => "qa/validation.json",
+            OutputFile::Sums => "SHA256SUMS",
+        }
+    }
+}
+
+impl OutputFile {
+    /// True when the bundle carries a copy of this file under [`PUBLISHED_DIR`]. The bundle
+    /// cannot hold itself, the checksum list or the validation report, which are made after it.
+    pub fn in_bundle(self) -> bool {
+        !matches!(
+            self,
+            OutputFile::Bundle | OutputFile::Validation | OutputFile::Sums
+        )
+    }
+}
+
+/// The folder every bundle entry sits in, with its trailing `/` (empty: entries at the top).
+pub fn bundle_root() -> String {
+    String::new()
+}
+
+/// Name of the inventory inside the bundle.
+pub const INVENTORY: &str = "INVENTORY.sha256";
+/// Folder of the published outputs inside the bundle.
+pub const PUBLISHED_DIR: &str = "published";
+/// Folder of the pinned inputs inside the bundle: the build's cache layout, so a plain
+/// `cargo run --release` in the unpacked folder finds them verified, with no mirror or network.
+pub const INPUTS_DIR: &str = "data/cache";
+/// Where the input manifest sits in the project and in the bundle.
+pub const MANIFEST: &str = "data/inputs.json";
+
+/// Files and folders of the project that the bundle carries (what a rebuild needs).
+pub const SOURCE_PATHS: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "README.md",
+    "askama.toml",
+    "src",
+    "benches",
+    "examples",
+    "templates",
+    "content",
+    "data/inputs.json",
+    "sources",
+];
+
+/// True when `p` is a relative, normalised, `/`-separated path: no empty, `.` or `..` component,
+/// no leading or trailing `/`, no backslash and no control character.
+pub fn is_safe_relative(p: &str) -> bool {
+    !p.is_empty()
+        && !p.starts_with('/')
+        && !p.ends_with('/')
+        && !p.contains('\\')
+        && !p.chars().any(char::is_control)
+        && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+        && Path::new(p)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_normalised_relative_paths_are_safe() {
+        assert!(is_safe_relative("closed/a/b.txt"));
+        for bad in [
+            "",
+            "../x",
+            "/etc/passwd",
+            "a/../../b",
+            "./a",
+            "a//b",
+            "a/",
+            "a\\b",
+            "C:\\x",
+            "a/./b",
+            "a\nb",
+        ] {
+            assert!(!is_safe_relative(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn output_paths_are_unique_and_safe() {
+        let mut paths: Vec<_> = OutputFile::ALL.iter().map(|f| f.path()).collect();
+        assert!(paths.iter().all(|p| is_safe_relative(p)));
+        paths.sort_unstable();
+        paths.dedup();
+        assert_eq!(paths.len(), OutputFile::ALL.len());
+    }
+}
