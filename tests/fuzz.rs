@@ -1,15 +1,93 @@
-//! Property tests of the loaders and the LoadGen parsers: arbitrary or mutated bytes never panic;
-//! every failure is an ordinary error value. CI runs the default number of cases (a few seconds);
-//! for a longer run: `PROPTEST_CASES=20000 cargo test --release --test fuzz`.
+//! Property tests of the loaders, the LoadGen parsers and `verify`: arbitrary or mutated bytes
+//! never panic and never allocate more than a fixed cap; every failure is an ordinary error value.
+//! CI runs the default number of cases (a few seconds); for a longer run:
+//! `PROPTEST_CASES=20000 cargo test --release --test fuzz`.
 //! Inputs that once crashed a parser are kept as regression cases at the end of this file.
 
 mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use scenario_ratios::analysis;
 use scenario_ratios::config::ArticleConfig;
 use scenario_ratios::evidence;
 use scenario_ratios::summary::{self, FileNames};
+
+/// The system allocator, counting the bytes each thread holds and the most it held, so a case can
+/// assert its peak even while other tests run on other threads.
+struct Counting;
+
+thread_local! {
+    static HELD: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let _ = HELD.try_with(|h| {
+                let now = h.get() + layout.size();
+                h.set(now);
+                let _ = PEAK.try_with(|m| m.set(m.get().max(now)));
+            });
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        let _ = HELD.try_with(|h| h.set(h.get().saturating_sub(layout.size())));
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Most bytes any single case may hold at once.
+const MEMORY_CAP: usize = 256 << 20;
+
+/// Runs `f` and returns the most bytes this thread held above what it held before.
+fn peak_of(f: impl FnOnce()) -> usize {
+    let base = HELD.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    f();
+    PEAK.with(Cell::get).saturating_sub(base)
+}
+
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One real build, made once per test binary: (the folder holding it, the dist path).
+fn real_dist() -> &'static (tempfile::TempDir, PathBuf) {
+    static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    DIST.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("dist");
+        let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        (tmp, out)
+    })
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let target = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
 
 fn base(name: &str) -> Vec<u8> {
     std::fs::read(common::fixture("base").join(name)).unwrap()
@@ -42,11 +120,53 @@ fn mutate(mut bytes: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
     bytes
 }
 
-/// Loads and, when loading succeeds, analyses: must return, never panic.
+/// Loads and, when loading succeeds, analyses: must return, never panic, and stay under the cap.
 fn load_and_analyse(csv: &[u8], json: &[u8]) {
-    if let Ok(s) = summary::load(csv, json, FileNames::default()) {
-        let config = ArticleConfig::committed().unwrap();
-        let _ = analysis::analyse(&s, &config);
+    let peak = peak_of(|| {
+        if let Ok(s) = summary::load(csv, json, FileNames::default()) {
+            let config = ArticleConfig::committed().unwrap();
+            let _ = analysis::analyse(&s, &config);
+        }
+    });
+    assert!(peak < MEMORY_CAP, "loading held {peak} bytes");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+
+    /// Random edits of a real bundle (anywhere, or in its central directory and end record) and
+    /// of its SHA256SUMS: verify reports problems, never panics, and stays under the cap.
+    #[test]
+    fn mutated_bundles_and_sums_never_panic_verify(
+        zip_edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>(), any::<bool>()), 0..6),
+        sums_edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..4),
+    ) {
+        let (_, dist) = real_dist();
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("dist");
+        copy_dir(dist, &out);
+        let zip_path = out.join("reproducibility.zip");
+        let mut zip = std::fs::read(&zip_path).unwrap();
+        for &(pos, action, value, near_end) in &zip_edits {
+            // Half the edits land in the last 4 kB: the central directory and the end record.
+            let pos = if near_end { zip.len().saturating_sub(4096) + pos % 4096 } else { pos };
+            zip = mutate(zip, &[(pos, action, value)]);
+        }
+        std::fs::write(&zip_path, &zip).unwrap();
+        let sums = mutate(std::fs::read(out.join("SHA256SUMS")).unwrap(), &sums_edits);
+        std::fs::write(out.join("SHA256SUMS"), &sums).unwrap();
+        let mut problems = 0;
+        let peak = peak_of(|| {
+            problems = scenario_ratios::verify::verify_path(&out).problems.len();
+            let _ = scenario_ratios::verify::verify_path(&zip_path);
+        });
+        prop_assert!(peak < MEMORY_CAP, "verify held {peak} bytes");
+        if !zip_edits.is_empty() || !sums_edits.is_empty() {
+            // Most edits must be caught; an edit can be a no-op only when it restores a byte.
+            let changed = zip != std::fs::read(dist.join("reproducibility.zip")).unwrap()
+                || sums != std::fs::read(dist.join("SHA256SUMS")).unwrap();
+            prop_assert!(!changed || problems > 0, "a changed file verified");
+        }
     }
 }
 
@@ -80,9 +200,12 @@ proptest! {
     fn mutated_real_logs_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..8)) {
         let bytes = mutate(real_log().into_bytes(), &edits);
         let text = String::from_utf8_lossy(&bytes);
-        let _ = evidence::parse_summary_log("fuzz", &text);
         let detail = text.lines().map(|l| format!(":::MLLOG {l}")).collect::<Vec<_>>().join("\n");
-        let _ = evidence::parse_detail_log("fuzz", &detail);
+        let peak = peak_of(|| {
+            let _ = evidence::parse_summary_log("fuzz", &text);
+            let _ = evidence::parse_detail_log("fuzz", &detail);
+        });
+        prop_assert!(peak < MEMORY_CAP);
     }
 
     #[test]
@@ -102,6 +225,22 @@ proptest! {
         let b = evidence::parse_summary_log("b", &shuffled).unwrap();
         prop_assert_eq!(a, b);
     }
+}
+
+/// The counter is not vacuous: verifying the real bundle holds at least the bundle's bytes.
+#[test]
+fn the_allocation_counter_sees_what_verify_holds() {
+    let (_, dist) = real_dist();
+    let zip_len = std::fs::metadata(dist.join("reproducibility.zip"))
+        .unwrap()
+        .len() as usize;
+    let mut problems = vec![];
+    let peak = peak_of(|| problems = scenario_ratios::verify::verify_path(dist).problems);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(
+        peak >= zip_len && peak < MEMORY_CAP,
+        "peak {peak}, bundle {zip_len}"
+    );
 }
 
 /// Edge inputs kept as regression cases. The first overflowed `i32` (a panic in debug builds)

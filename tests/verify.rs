@@ -1,0 +1,353 @@
+//! `scenario-ratios verify` proves what it says: each way a published folder or bundle can be
+//! wrong is made here by hand, and verify must name it, exit 1, never panic, and write nothing.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{run, snapshot, stderr};
+use scenario_ratios::archive;
+use scenario_ratios::inputs::HexDigest;
+
+fn built() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (tmp, out)
+}
+
+/// Runs verify on `path`; returns (exit code, stderr lines). Checks that nothing was written.
+fn verify(path: &Path) -> (Option<i32>, Vec<String>) {
+    let parent = path.parent().unwrap();
+    let before = snapshot(parent);
+    let o = run(&common::root(), &["verify", path.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(snapshot(parent), before, "verify wrote to disk");
+    (o.status.code(), err.lines().map(String::from).collect())
+}
+
+fn has(lines: &[String], needle: &str) -> bool {
+    lines.iter().any(|l| l.contains(needle))
+}
+
+fn write_sums(out: &Path, text: &str) {
+    std::fs::write(out.join("SHA256SUMS"), text).unwrap();
+}
+
+fn sums(out: &Path) -> String {
+    std::fs::read_to_string(out.join("SHA256SUMS")).unwrap()
+}
+
+#[test]
+fn a_good_build_verifies() {
+    let (_tmp, out) = built();
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(0), "{lines:?}");
+    let (code, lines) = verify(&out.join("reproducibility.zip"));
+    assert_eq!(code, Some(0), "{lines:?}");
+}
+
+#[test]
+fn an_empty_or_malformed_sums_file_fails() {
+    let (_tmp, out) = built();
+    let good = sums(&out);
+    write_sums(&out, "");
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(&lines, "SHA256SUMS: empty: it lists no file"),
+        "{lines:?}"
+    );
+
+    write_sums(&out, &good.replacen("  ", " ", 1));
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(&lines, "SHA256SUMS: line 1: expected `<sha256>  <path>`"),
+        "{lines:?}"
+    );
+
+    write_sums(&out, &good.trim_end().to_string());
+    assert!(has(&verify(&out).1, "the last line has no newline"));
+}
+
+#[test]
+fn paths_leaving_the_folder_are_refused_not_followed() {
+    let (tmp, out) = built();
+    // A file outside the folder whose hash is correct: verify must not read it.
+    std::fs::write(tmp.path().join("outside.txt"), b"outside").unwrap();
+    let h = HexDigest::sha256(b"outside");
+    for path in [
+        "../outside.txt",
+        "/etc/hostname",
+        "./article.html",
+        "qa//validation.json",
+    ] {
+        write_sums(&out, &format!("{}{h}  {path}\n", sums(&out)));
+        let (code, lines) = verify(&out);
+        assert_eq!(code, Some(1), "{path}");
+        assert!(
+            has(
+                &lines,
+                &format!("path \"{path}\" is not a relative, normalised path")
+            ),
+            "{path}: {lines:?}"
+        );
+        let good: String = sums(&out)
+            .lines()
+            .filter(|l| !l.ends_with(path))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        write_sums(&out, &good);
+    }
+}
+
+#[test]
+fn missing_and_unlisted_files_are_reported_apart() {
+    let (_tmp, out) = built();
+    std::fs::remove_file(out.join("pairs.csv")).unwrap();
+    std::fs::write(out.join("extra.txt"), b"x").unwrap();
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(&lines, "missing: ") && has(&lines, "pairs.csv (listed in SHA256SUMS)"),
+        "{lines:?}"
+    );
+    assert!(
+        has(&lines, "not listed in SHA256SUMS: ") && has(&lines, "extra.txt"),
+        "{lines:?}"
+    );
+    // A listing that leaves out a published file is caught even when that file is gone too.
+    let without: String = sums(&out)
+        .lines()
+        .filter(|l| !l.ends_with("  pairs.csv"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write_sums(&out, &without);
+    assert!(has(
+        &verify(&out).1,
+        "does not list pairs.csv, a file every build publishes"
+    ));
+}
+
+/// Rewrites the bundle with `edit` applied to its entries, and SHA256SUMS to match, so only the
+/// property under test is wrong.
+fn rewrite_bundle(out: &Path, edit: impl FnOnce(&mut BTreeMap<String, Vec<u8>>)) {
+    let zip = out.join("reproducibility.zip");
+    let mut entries = archive::read_all(&std::fs::read(&zip).unwrap()).unwrap();
+    entries.remove(scenario_ratios::layout::INVENTORY);
+    edit(&mut entries);
+    let bytes = scenario_ratios::package::bundle(&entries, 1_795_996_800).unwrap();
+    std::fs::write(&zip, &bytes).unwrap();
+    let fixed: String = sums(out)
+        .lines()
+        .map(|l| {
+            if l.ends_with("  reproducibility.zip") {
+                format!("{}  reproducibility.zip\n", HexDigest::sha256(&bytes))
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    write_sums(out, &fixed);
+}
+
+#[test]
+fn published_copies_must_equal_the_folder_files() {
+    let (_tmp, out) = built();
+    rewrite_bundle(&out, |e| {
+        let csv = e.get_mut("published/pairs.csv").unwrap();
+        csv[20] ^= 1;
+    });
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(
+            &lines,
+            "published/pairs.csv differs from the folder's pairs.csv"
+        ),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn bundled_inputs_must_match_the_bundled_pins_and_provenance() {
+    let (_tmp, out) = built();
+    let zip = out.join("reproducibility.zip");
+    // The manifest inside the bundle pins another hash for summary.csv.
+    rewrite_bundle(&out, |e| {
+        let m = String::from_utf8(e["data/inputs.json"].clone()).unwrap();
+        let changed = m.replacen("87980a2d", "87980a2e", 1);
+        assert_ne!(m, changed);
+        e.insert("data/inputs.json".into(), changed.into_bytes());
+    });
+    let (code, lines) = verify(&zip);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(&lines, "input `summary.csv` SHA-256 mismatch"),
+        "{lines:?}"
+    );
+    assert!(has(&lines, "disagree on sha256"), "{lines:?}");
+
+    // provenance.json records another commit for an input: the two disagree.
+    let (_tmp2, out) = built();
+    let zip = out.join("reproducibility.zip");
+    rewrite_bundle(&out, |e| {
+        let p = String::from_utf8(e["published/provenance.json"].clone()).unwrap();
+        let changed = p.replacen(
+            "7bf15fd8089655a71fb75c81a744d7ba5a632424",
+            "0000000000000000000000000000000000000000",
+            1,
+        );
+        e.insert("published/provenance.json".into(), changed.into_bytes());
+    });
+    let (code, lines) = verify(&zip);
+    assert_eq!(code, Some(1));
+    assert!(has(&lines, "input `summary.csv`: published/provenance.json and data/inputs.json disagree on commit"), "{lines:?}");
+
+    // An input file that no pin covers.
+    let (_tmp3, out) = built();
+    let zip = out.join("reproducibility.zip");
+    rewrite_bundle(&out, |e| {
+        e.insert("data/cache/extra/file.txt".into(), b"x".to_vec());
+    });
+    assert!(has(
+        &verify(&zip).1,
+        "data/cache/extra/file.txt: sits among the inputs but is not pinned"
+    ));
+}
+
+/// A zip written byte by byte: (name, method, declared size, CRC, stored data).
+fn raw_zip(entries: &[(&str, u16, u64, u32, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, method, size, crc, data) in entries {
+        let offset = out.len() as u32;
+        let zip64 = *size >= 0xFFFF_FFFF;
+        let classic = if zip64 { 0xFFFF_FFFF } else { *size as u32 };
+        let extra: Vec<u8> = if zip64 {
+            [
+                &1u16.to_le_bytes()[..],
+                &16u16.to_le_bytes(),
+                &size.to_le_bytes(),
+                &(data.len() as u64).to_le_bytes(),
+            ]
+            .concat()
+        } else {
+            vec![]
+        };
+        let csize = if zip64 {
+            0xFFFF_FFFF
+        } else {
+            data.len() as u32
+        };
+        let common = |v: &mut Vec<u8>| {
+            v.extend(method.to_le_bytes());
+            v.extend([0u8; 4]); // time, date
+            v.extend(crc.to_le_bytes());
+            v.extend(csize.to_le_bytes());
+            v.extend(classic.to_le_bytes());
+            v.extend((name.len() as u16).to_le_bytes());
+            v.extend((extra.len() as u16).to_le_bytes());
+        };
+        out.extend([0x50, 0x4b, 0x03, 0x04, 45, 0, 0, 0]);
+        common(&mut out);
+        out.extend(name.as_bytes());
+        out.extend(&extra);
+        out.extend(data);
+        central.extend([0x50, 0x4b, 0x01, 0x02, 45, 3, 45, 0, 0, 0]);
+        common(&mut central);
+        central.extend([0u8; 8]); // comment length, disk, internal and external attributes
+        central.extend([0u8; 2]);
+        central.extend(offset.to_le_bytes());
+        central.extend(name.as_bytes());
+        central.extend(&extra);
+    }
+    let cd_offset = out.len() as u32;
+    out.extend(&central);
+    out.extend([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
+    out.extend((entries.len() as u16).to_le_bytes());
+    out.extend((entries.len() as u16).to_le_bytes());
+    out.extend((central.len() as u32).to_le_bytes());
+    out.extend(cd_offset.to_le_bytes());
+    out.extend([0, 0]);
+    out
+}
+
+#[test]
+fn hostile_zips_are_refused_without_allocating_what_they_declare() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A tiny zip declaring a 2^62-byte entry.
+    let huge = raw_zip(&[("a.txt", 0, 1 << 62, 0, b"x".to_vec())]);
+    assert!(huge.len() < 200, "{} bytes", huge.len());
+    let path = tmp.path().join("huge.zip");
+    std::fs::write(&path, &huge).unwrap();
+    let (code, lines) = verify(&path);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(&lines, "declares 4611686018427387904 bytes; at most"),
+        "{lines:?}"
+    );
+
+    // A deflate stream of 1 GiB of zeros (1,024 identical fully-flushed 1 MiB blocks) behind a
+    // header that declares 1 MiB: inflation stops at the declared size.
+    let mut c = flate2::Compress::new(flate2::Compression::best(), false);
+    let zeros = vec![0u8; 1 << 20];
+    let mut block = Vec::with_capacity(1 << 16);
+    c.compress_vec(&zeros, &mut block, flate2::FlushCompress::Full)
+        .unwrap();
+    let mut stream = Vec::with_capacity(block.len() * 1024 + 2);
+    for _ in 0..1024 {
+        stream.extend(&block);
+    }
+    stream.extend([0x03, 0x00]);
+    assert!(stream.len() < 2 << 20, "{} bytes", stream.len());
+    let bomb = raw_zip(&[("bomb.bin", 8, 1 << 20, 0, stream)]);
+    let path = tmp.path().join("bomb.zip");
+    std::fs::write(&path, &bomb).unwrap();
+    let (code, lines) = verify(&path);
+    assert_eq!(code, Some(1));
+    // The zip reader or our own cap stops it, whichever sees it first.
+    assert!(
+        lines.iter().any(|l| l.contains("\"bomb.bin\"")
+            && (l.contains("larger than its declared") || l.contains("inflates to more than"))),
+        "{lines:?}"
+    );
+
+    // Two entries with one name (the zip crate would merge them silently).
+    let dup = raw_zip(&[
+        ("a.txt", 0, 1, 0, b"1".to_vec()),
+        ("a.txt", 0, 1, 0, b"2".to_vec()),
+    ]);
+    let path = tmp.path().join("dup.zip");
+    std::fs::write(&path, &dup).unwrap();
+    let (code, lines) = verify(&path);
+    assert_eq!(code, Some(1));
+    assert!(
+        has(&lines, "entry \"a.txt\" appears more than once"),
+        "{lines:?}"
+    );
+
+    // Unsafe names.
+    let evil = raw_zip(&[
+        ("../evil.txt", 0, 1, 0, b"1".to_vec()),
+        ("/abs.txt", 0, 1, 0, b"2".to_vec()),
+    ]);
+    let path = tmp.path().join("evil.zip");
+    std::fs::write(&path, &evil).unwrap();
+    let (_, lines) = verify(&path);
+    assert!(
+        has(&lines, "entry \"../evil.txt\": unsafe path"),
+        "{lines:?}"
+    );
+    assert!(has(&lines, "entry \"/abs.txt\": unsafe path"), "{lines:?}");
+
+    // Not a zip at all.
+    let path = tmp.path().join("garbage.zip");
+    std::fs::write(&path, b"this is not a zip file").unwrap();
+    let (code, lines) = verify(&path);
+    assert_eq!((code, lines.len()), (Some(1), 2), "{lines:?}");
+}
