@@ -70,7 +70,7 @@ fn an_empty_or_malformed_sums_file_fails() {
         "{lines:?}"
     );
 
-    write_sums(&out, &good.trim_end().to_string());
+    write_sums(&out, good.trim_end());
     assert!(has(&verify(&out).1, "the last line has no newline"));
 }
 
