@@ -6,9 +6,14 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use divan::{black_box, Bencher};
-use scenario_ratios::config::ArticleConfig;
-use scenario_ratios::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs};
-use scenario_ratios::{analysis, article, figure, package, pipeline, summary, synth};
+use scenario_ratios::inputs::{self, AcquireOptions, InputKind, Inputs};
+use scenario_ratios::project::Project;
+use scenario_ratios::{analysis, article, figure, highlight, package, pipeline, summary, synth};
+
+fn project() -> &'static Project {
+    static P: OnceLock<Project> = OnceLock::new();
+    P.get_or_init(|| Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap())
+}
 
 fn main() {
     divan::main();
@@ -26,14 +31,13 @@ fn real_inputs() -> &'static Inputs {
             download_base: None,
             allow_download: false,
         };
-        inputs::acquire(InputManifest::committed().unwrap(), &opts)
-            .expect("mirror beside the repository")
+        inputs::acquire(project().manifest.clone(), &opts).expect("mirror beside the repository")
     })
 }
 
 fn computed() -> &'static pipeline::Computed {
     static C: OnceLock<pipeline::Computed> = OnceLock::new();
-    C.get_or_init(|| pipeline::compute(real_inputs(), ArticleConfig::committed().unwrap()).unwrap())
+    C.get_or_init(|| pipeline::compute(project().clone(), real_inputs()).unwrap())
 }
 
 #[divan::bench]
@@ -47,16 +51,19 @@ fn load_and_cross_check(b: Bencher) {
 #[divan::bench]
 fn scope_and_matching(b: Bencher) {
     let c = computed();
-    b.bench(|| analysis::analyse(black_box(&c.summary), &c.config).unwrap());
+    b.bench(|| {
+        let a = analysis::analyse(black_box(&c.summary)).unwrap();
+        highlight::select(&a, &c.project.config).unwrap()
+    });
 }
 
 #[divan::bench]
 fn svg_figures(b: Bencher) {
-    let a = &computed().analysis;
+    let c = computed();
     b.bench(|| {
         (
-            figure::highlights(a).unwrap(),
-            figure::all_pairs(a).unwrap(),
+            figure::highlights(&c.analysis, &c.highlights).unwrap(),
+            figure::all_pairs(&c.analysis, &c.highlights).unwrap(),
         )
     });
 }
@@ -67,14 +74,15 @@ fn article_rendering(b: Bencher) {
     b.bench(|| {
         article::render(
             &article::ArticleData {
-                config: &c.config,
+                config: &c.project.config,
                 analysis: &c.analysis,
+                highlights: &c.highlights,
                 checks: &c.checks,
-                inputs: &c.pins,
-                facts: &c.facts,
-                tool: pipeline::TOOL,
+                manifest: &c.project.manifest,
+                facts: &c.project.facts,
+                tool: scenario_ratios::TOOL,
             },
-            article::PROSE,
+            &c.project.prose,
         )
         .unwrap()
     });
@@ -95,7 +103,7 @@ fn zip_packaging(b: Bencher) {
 fn whole_pipeline_in_process(b: Bencher) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     b.bench(|| {
-        let c = pipeline::compute(real_inputs(), ArticleConfig::committed().unwrap()).unwrap();
+        let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
         let mut dist = pipeline::render(&c).unwrap();
         let sources = package::source_files(root).unwrap();
         pipeline::package(&mut dist, real_inputs(), &c, sources, 1_795_996_800).unwrap();
@@ -106,16 +114,14 @@ fn whole_pipeline_in_process(b: Bencher) {
 /// Scope + matching + ratios on synthetic summaries (loading excluded).
 #[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 10, sample_size = 1)]
 fn analysis_scaling(b: Bencher, rows: usize) {
-    let config = ArticleConfig::committed().unwrap();
-    let (csv, json) = synth::generate(rows, 1, &config);
+    let (csv, json) = synth::generate(rows, 1, &project().config);
     let s = summary::load(&csv, &json, Default::default()).unwrap();
-    b.bench(|| analysis::analyse(black_box(&s), &config).unwrap());
+    b.bench(|| analysis::analyse(black_box(&s)).unwrap());
 }
 
 /// Loading and cross-checking synthetic summaries.
 #[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 5, sample_size = 1)]
 fn load_scaling(b: Bencher, rows: usize) {
-    let config = ArticleConfig::committed().unwrap();
-    let (csv, json) = synth::generate(rows, 1, &config);
+    let (csv, json) = synth::generate(rows, 1, &project().config);
     b.bench(|| summary::load(black_box(&csv), black_box(&json), Default::default()).unwrap());
 }

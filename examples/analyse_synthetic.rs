@@ -2,7 +2,7 @@
 //! counts, e.g. `valgrind --tool=callgrind --toggle-collect='*analysis*analyse*'
 //! target/release/examples/analyse_synthetic 100000` (see BENCHMARKS.md).
 
-use scenario_ratios::config::ArticleConfig;
+use scenario_ratios::project::Project;
 use scenario_ratios::{analysis, summary, synth};
 
 fn main() {
@@ -10,11 +10,13 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1000);
-    let config = ArticleConfig::committed().expect("committed configuration");
+    let config = Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+        .expect("the project beside this example")
+        .config;
     let (csv, json) = synth::generate(rows, 1, &config);
     let s = summary::load(&csv, &json, Default::default()).expect("synthetic files load");
     let started = std::time::Instant::now();
-    let a = analysis::analyse(&s, &config).expect("synthetic files analyse");
+    let a = analysis::analyse(&s).expect("synthetic files analyse");
     println!(
         "{rows} rows: {} eligible, {} pairs, {} unmatched; analysis {:.1} ms",
         a.counts.eligible,

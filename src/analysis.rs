@@ -1,18 +1,18 @@
-//! Stage 3 of the pipeline: scope the rows, match Offline and Server rows of one submission exactly,
-//! and compute each pair's Server/Offline ratio.
+//! Stage 3 of the pipeline: the results of the whole round. Scope the rows, match the Offline and
+//! Server rows of one submission exactly, compute each pair's Server/Offline ratio, and summarise
+//! the ratios of each benchmark. Which pairs the article highlights is the article's choice
+//! ([`crate::highlight`]), not the analysis's.
 //!
 //! Scope is a fixed list of filters, each recorded with the row count after it. Two eligible rows
 //! match when the 27 key fields (all but Scenario, Result, Accuracy and Location) are equal both as
 //! typed JSON values and as raw CSV strings. Matching hashes the key, so it is linear in rows.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use serde::Serialize;
 
-use crate::config::{ArticleConfig, PairSelector};
 use crate::error::{Error, Result};
-use crate::summary::{Field, RowId, Summary, SummaryRow, Typed};
+use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow, Typed};
 
 /// Fields that differ between the Offline and Server rows of one submission.
 pub const NON_KEY_FIELDS: &[Field] = &[
@@ -38,34 +38,6 @@ pub struct Ratio(pub f64);
 impl Ratio {
     pub fn percent(self) -> f64 {
         self.0 * 100.0
-    }
-}
-
-/// The two scenarios the analysis compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Scenario {
-    Offline,
-    Server,
-}
-
-impl Scenario {
-    fn of(row: &SummaryRow) -> Option<Scenario> {
-        if row.is_text(Field::Scenario, "Offline") {
-            Some(Scenario::Offline)
-        } else if row.is_text(Field::Scenario, "Server") {
-            Some(Scenario::Server)
-        } else {
-            None
-        }
-    }
-}
-
-impl fmt::Display for Scenario {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Scenario::Offline => "Offline",
-            Scenario::Server => "Server",
-        })
     }
 }
 
@@ -112,7 +84,7 @@ pub const SCOPE: &[ScopeRule] = &[
     ScopeRule {
         field: Field::Scenario,
         rule: "Scenario is Offline or Server",
-        keep: |r| Scenario::of(r).is_some(),
+        keep: |r| r.scenario().is_some(),
     },
     ScopeRule {
         field: Field::HasPower,
@@ -167,32 +139,13 @@ pub struct Pair {
 }
 
 /// Why an eligible row is not part of a pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum UnmatchedReason {
     /// No row of the other scenario has the same key.
     NoPartner { missing: Scenario },
     /// The key holds more than one row of a scenario, so no pair is formed.
-    Duplicate { offline: usize, server: usize },
-}
-
-impl fmt::Display for UnmatchedReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UnmatchedReason::NoPartner { missing } => {
-                write!(f, "no {missing} row with the same 27 key fields")
-            }
-            UnmatchedReason::Duplicate { offline, server } => write!(
-                f,
-                "duplicate rows for one key ({offline} Offline, {server} Server): not paired"
-            ),
-        }
-    }
-}
-
-impl Serialize for UnmatchedReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+    DuplicateKey { offline: usize, server: usize },
 }
 
 /// An eligible row left without a pair.
@@ -206,16 +159,14 @@ pub struct Unmatched {
     pub reason: UnmatchedReason,
 }
 
-/// A configured highlight and the pair it selected.
+/// The spread of one benchmark's ratios.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Highlight {
-    pub id: String,
-    pub label: String,
-    pub offline_id: RowId,
-    pub server_id: RowId,
-    pub ratio: Ratio,
-    /// True when the highlight belongs to the group whose spread is `span_pp`.
-    pub in_span: bool,
+pub struct BenchmarkStats {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub min: Ratio,
+    pub median: Ratio,
+    pub max: Ratio,
 }
 
 /// Everything the analysis computes.
@@ -226,9 +177,8 @@ pub struct Analysis {
     pub steps: Vec<Step>,
     pub pairs: Vec<Pair>,
     pub unmatched: Vec<Unmatched>,
-    pub highlights: Vec<Highlight>,
-    /// Largest minus smallest ratio among the span group's highlights, in percentage points.
-    pub span_pp: f64,
+    /// Per-benchmark spread of the ratios, ordered by median (lowest first).
+    pub benchmarks: Vec<BenchmarkStats>,
 }
 
 impl Analysis {
@@ -287,8 +237,8 @@ fn text_of(row: &SummaryRow, f: Field) -> String {
     row.raw(f).to_string()
 }
 
-/// Runs scope, matching, ratios and highlights.
-pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
+/// Runs scope, matching, ratios and the per-benchmark summary.
+pub fn analyse(summary: &Summary) -> Result<Analysis> {
     let (eligible, steps) = scope(summary);
     let rows = &summary.rows;
     let results: Vec<f64> = eligible
@@ -303,20 +253,19 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
     let mut unmatched = Vec::new();
     for class in &groups.classes {
         let members = || groups.members(class);
-        let scenario_of = |pos: usize| {
-            Scenario::of(&rows[eligible[pos]]).expect("scope keeps only Offline and Server rows")
-        };
+        // Scope keeps only rows whose scenario is Offline or Server.
+        let scenario_of = |pos: usize| rows[eligible[pos]].scenario();
         let offline = members()
-            .filter(|&p| scenario_of(p) == Scenario::Offline)
+            .filter(|&p| scenario_of(p) == Some(Scenario::Offline))
             .count();
         let server = class.len - offline;
-        if offline == 1 && server == 1 {
-            let o = members()
-                .find(|&p| scenario_of(p) == Scenario::Offline)
-                .expect("one Offline");
-            let s = members()
-                .find(|&p| scenario_of(p) == Scenario::Server)
-                .expect("one Server");
+        let only = |s: Scenario| members().find(|&p| scenario_of(p) == Some(s));
+        if let (1, 1, Some(o), Some(s)) = (
+            offline,
+            server,
+            only(Scenario::Offline),
+            only(Scenario::Server),
+        ) {
             let (orow, srow) = (&rows[eligible[o]], &rows[eligible[s]]);
             let (offline_result, server_result) = (results[o], results[s]);
             pairs.push(Pair {
@@ -347,13 +296,16 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
                 },
             }
         } else {
-            UnmatchedReason::Duplicate { offline, server }
+            UnmatchedReason::DuplicateKey { offline, server }
         };
         for pos in members() {
             let row = &rows[eligible[pos]];
+            let Some(scenario) = scenario_of(pos) else {
+                continue;
+            };
             unmatched.push(Unmatched {
                 id: row.id,
-                scenario: scenario_of(pos),
+                scenario,
                 organization: text_of(row, Field::Organization),
                 system_name: text_of(row, Field::SystemName),
                 model: text_of(row, Field::Model),
@@ -363,55 +315,6 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
     }
     pairs.sort_by_key(|p| p.offline_id);
     unmatched.sort_by_key(|u| u.id);
-
-    let highlights = config
-        .highlights
-        .iter()
-        .map(|sel| {
-            let pair = select(&pairs, sel)?;
-            Ok(Highlight {
-                id: sel.id.clone(),
-                label: sel.label.clone(),
-                offline_id: pair.offline_id,
-                server_id: pair.server_id,
-                ratio: pair.ratio,
-                in_span: pair.organization == config.span.organization
-                    && pair.platform == config.span.platform,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    for (i, h) in highlights.iter().enumerate() {
-        if let Some(first) = highlights[..i]
-            .iter()
-            .find(|o| o.offline_id == h.offline_id)
-        {
-            return Err(Error::Config {
-                file: crate::config::CONFIG_PATH.into(),
-                message: format!(
-                    "highlights {:?} and {:?} select the same pair (rows {} and {}); each highlight must select its own",
-                    first.id, h.id, h.offline_id, h.server_id
-                ),
-            });
-        }
-    }
-    let span: Vec<f64> = highlights
-        .iter()
-        .filter(|h| h.in_span)
-        .map(|h| h.ratio.percent())
-        .collect();
-    if span.len() < 2 {
-        return Err(Error::Config {
-            file: crate::config::CONFIG_PATH.into(),
-            message: format!(
-                "span selects {} highlights ({} {}); at least two are needed",
-                span.len(),
-                config.span.organization,
-                config.span.platform
-            ),
-        });
-    }
-    let max = span.iter().copied().fold(f64::MIN, f64::max);
-    let min = span.iter().copied().fold(f64::MAX, f64::min);
 
     let counts = Counts {
         rows: rows.len(),
@@ -432,11 +335,44 @@ pub fn analyse(summary: &Summary, config: &ArticleConfig) -> Result<Analysis> {
         counts,
         key_fields: keys.iter().map(|f| f.name()).collect(),
         steps,
+        benchmarks: by_benchmark(&pairs),
         pairs,
         unmatched,
-        highlights,
-        span_pp: max - min,
     })
+}
+
+/// Per-benchmark spread of the ratios, ordered by median (lowest first), then by name.
+fn by_benchmark(pairs: &[Pair]) -> Vec<BenchmarkStats> {
+    let mut groups: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    for p in pairs {
+        groups.entry(&p.benchmark).or_default().push(p.ratio.0);
+    }
+    let mut stats: Vec<BenchmarkStats> = groups
+        .into_iter()
+        .map(|(b, mut v)| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            let median = if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                (v[n / 2 - 1] + v[n / 2]) / 2.0
+            };
+            BenchmarkStats {
+                benchmark: b.to_string(),
+                pairs: n,
+                min: Ratio(v[0]),
+                median: Ratio(median),
+                max: Ratio(v[n - 1]),
+            }
+        })
+        .collect();
+    stats.sort_by(|a, b| {
+        a.median
+            .0
+            .total_cmp(&b.median.0)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+    });
+    stats
 }
 
 /// Rows of one key: a chain of positions in the eligible list.
@@ -519,27 +455,4 @@ fn fingerprint(row: &SummaryRow, keys: &[Field]) -> u64 {
         row.raw(f).hash(&mut h);
     }
     h.finish()
-}
-
-fn select<'a>(pairs: &'a [Pair], sel: &PairSelector) -> Result<&'a Pair> {
-    let mut found = pairs.iter().filter(|p| {
-        p.organization == sel.organization && p.platform == sel.platform && p.model == sel.model
-    });
-    match (found.next(), found.next()) {
-        (Some(p), None) => Ok(p),
-        (first, second) => Err(Error::Config {
-            file: crate::config::CONFIG_PATH.into(),
-            message: format!(
-                "highlight {:?} ({} / {} / {}) selects {} pairs; exactly one is required",
-                sel.label,
-                sel.organization,
-                sel.platform,
-                sel.model,
-                match (first, second) {
-                    (None, _) => "no".to_string(),
-                    _ => format!("{}", 2 + found.count()),
-                }
-            ),
-        }),
-    }
 }

@@ -7,9 +7,10 @@
 
 use askama::Template;
 
-use crate::analysis::{Analysis, Pair, Ratio};
+use crate::analysis::{Analysis, Pair};
 use crate::error::{Error, Result};
 use crate::format::{coord, percent, tokens};
+use crate::highlight::Highlights;
 
 /// A rendered SVG document (well-formed XML, usable inline in HTML or as a file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +60,7 @@ pub struct Bar {
     pub y: f64,
     pub width: f64,
     pub label: String,
+    pub organization: String,
     pub value: String,
     pub value_x: f64,
     pub value_inside: bool,
@@ -85,25 +87,23 @@ pub struct HighlightsFigure {
     pub ticks: Vec<Tick>,
     pub bars: Vec<Bar>,
     pub groups: Vec<GroupHeading>,
-    pub title: String,
-    pub desc: String,
     pub legend_y: f64,
     pub note: Option<String>,
 }
 
 /// Figure 1: one bar per highlighted pair, grouped by organisation and platform.
-pub fn highlights(analysis: &Analysis) -> Result<Svg> {
+pub fn highlights(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
     let (width, plot_x, plot_right) = (760.0, 250.0, 690.0);
     let top = 56.0;
     let (bar_height, bar_gap, group_gap) = (26.0, 10.0, 30.0);
-    let max_pct = analysis
+    let max_pct = highlights
         .highlights
         .iter()
         .map(|h| h.ratio.percent())
         .fold(100.0, f64::max);
     let domain = ((max_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
     let x_of = |pct: f64| plot_x + (plot_right - plot_x) * pct.clamp(0.0, domain) / domain;
-    let clipped = analysis
+    let clipped = highlights
         .highlights
         .iter()
         .filter(|h| h.ratio.percent() > domain)
@@ -113,8 +113,7 @@ pub fn highlights(analysis: &Analysis) -> Result<Svg> {
     let mut bars = Vec::new();
     let mut groups: Vec<GroupHeading> = Vec::new();
     let mut current: Option<(String, String)> = None;
-    let mut desc = Vec::new();
-    for h in &analysis.highlights {
+    for h in &highlights.highlights {
         let pair = analysis.pair(h.offline_id).ok_or_else(|| {
             Error::invalid("figure 1", format!("highlight {} has no pair", h.label))
         })?;
@@ -138,18 +137,13 @@ pub fn highlights(analysis: &Analysis) -> Result<Svg> {
             y: coord(y),
             width: coord(end - plot_x),
             label: pair.model.clone(),
+            organization: pair.organization.clone(),
             value: percent(h.ratio),
             value_x: coord(if inside { end - 6.0 } else { end + 6.0 }),
             value_inside: inside,
             tooltip: tooltip(pair),
             over_100: h.ratio.0 > 1.0,
         });
-        desc.push(format!(
-            "{} {}: {}",
-            pair.organization,
-            pair.model,
-            percent(h.ratio)
-        ));
         y += bar_height + bar_gap;
     }
     let axis_y = coord(y + 4.0);
@@ -165,13 +159,6 @@ pub fn highlights(analysis: &Analysis) -> Result<Svg> {
             ticks: ticks(0.0, domain, 20.0, x_of),
             bars,
             groups,
-            title: "Server throughput as a share of Offline throughput, highlighted submissions"
-                .into(),
-            desc: format!(
-                "Bar chart, one bar per matched Offline/Server pair of one submission; 100 % means \
-                 the Server run matched the Offline rate. {}.",
-                desc.join("; ")
-            ),
             legend_y: coord(axis_y + 48.0),
             note: clipped_note(clipped),
         },
@@ -205,7 +192,10 @@ pub struct Mark {
 pub struct Band {
     pub y: f64,
     pub label: String,
-    pub summary: String,
+    pub pairs: usize,
+    pub min: String,
+    pub median: String,
+    pub max: String,
     pub median_x: f64,
 }
 
@@ -223,61 +213,15 @@ pub struct PairsFigure {
     pub ticks: Vec<Tick>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
-    pub title: String,
-    pub desc: String,
     pub legend_y: f64,
     pub note: Option<String>,
 }
 
-/// Statistics of one benchmark's ratios.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BenchmarkStats {
-    pub benchmark: String,
-    pub pairs: usize,
-    pub min: Ratio,
-    pub median: Ratio,
-    pub max: Ratio,
-}
-
-/// Per-benchmark spread of the ratios, ordered by median (lowest first).
-pub fn by_benchmark(analysis: &Analysis) -> Vec<BenchmarkStats> {
-    let mut groups: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
-    for p in &analysis.pairs {
-        groups.entry(&p.benchmark).or_default().push(p.ratio.0);
-    }
-    let mut stats: Vec<BenchmarkStats> = groups
-        .into_iter()
-        .map(|(b, mut v)| {
-            v.sort_by(f64::total_cmp);
-            let n = v.len();
-            let median = if n % 2 == 1 {
-                v[n / 2]
-            } else {
-                (v[n / 2 - 1] + v[n / 2]) / 2.0
-            };
-            BenchmarkStats {
-                benchmark: b.to_string(),
-                pairs: n,
-                min: Ratio(v[0]),
-                median: Ratio(median),
-                max: Ratio(v[n - 1]),
-            }
-        })
-        .collect();
-    stats.sort_by(|a, b| {
-        a.median
-            .0
-            .total_cmp(&b.median.0)
-            .then_with(|| a.benchmark.cmp(&b.benchmark))
-    });
-    stats
-}
-
 /// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
-pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
+pub fn all_pairs(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
     let (width, plot_x, plot_right) = (760.0, 170.0, 730.0);
     let (top, band_height) = (56.0, 64.0);
-    let stats = by_benchmark(analysis);
+    let stats = &analysis.benchmarks;
     let lo_pct = analysis
         .pairs
         .iter()
@@ -296,7 +240,7 @@ pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
         .iter()
         .filter(|p| p.ratio.percent() > hi)
         .count();
-    let highlighted: Vec<_> = analysis.highlights.iter().map(|h| h.offline_id).collect();
+    let highlighted: Vec<_> = highlights.highlights.iter().map(|h| h.offline_id).collect();
 
     let mut bands = Vec::new();
     let mut marks = Vec::new();
@@ -326,7 +270,10 @@ pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
         bands.push(Band {
             y: coord(center),
             label: s.benchmark.clone(),
-            summary: format!("n = {}, median {}", s.pairs, percent(s.median)),
+            pairs: s.pairs,
+            min: percent(s.min),
+            median: percent(s.median),
+            max: percent(s.max),
             median_x: coord(x_of(s.median.percent())),
         });
     }
@@ -347,26 +294,6 @@ pub fn all_pairs(analysis: &Analysis) -> Result<Svg> {
             ticks: ticks(lo, hi, step, x_of),
             bands,
             marks,
-            title: format!(
-                "Server/Offline ratio of all {} matched pairs, by benchmark",
-                analysis.pairs.len()
-            ),
-            desc: format!(
-                "Strip plot, one mark per matched pair, one band per benchmark; vertical ticks mark \
-                 the median. {}.",
-                stats
-                    .iter()
-                    .map(|s| format!(
-                        "{}: {} pairs, {} to {}, median {}",
-                        s.benchmark,
-                        s.pairs,
-                        percent(s.min),
-                        percent(s.max),
-                        percent(s.median)
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
             legend_y: coord(axis_y + 48.0),
             note: clipped_note(clipped),
         },

@@ -52,6 +52,27 @@ pub fn excerpt(s: &str, max: usize) -> String {
     }
 }
 
+/// `s` escaped for HTML text and attribute values.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first 12 digits of a commit hash, as commits are shown to readers.
+pub fn short_commit(commit: &str) -> String {
+    commit.chars().take(12).collect()
+}
+
 /// Rounds to one decimal, for SVG coordinates.
 pub fn coord(x: f64) -> f64 {
     (x * 10.0).round() / 10.0

@@ -17,10 +17,8 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::layout::is_safe_relative;
 
-/// The manifest as committed in the repository (compiled into the binary, so the build and its
-/// source always agree).
-pub const MANIFEST_PATH: &str = "data/inputs.json";
-const MANIFEST_TEXT: &str = include_str!("../data/inputs.json");
+/// Where the manifest lives in the project (read at run time, see [`crate::project`]).
+pub const MANIFEST_PATH: &str = crate::layout::MANIFEST;
 
 /// Default folder of the verified cache, relative to the project root.
 pub const DEFAULT_CACHE: &str = "data/cache";
@@ -93,7 +91,6 @@ pub enum InputKind {
     SummaryJson,
     License,
     LoadgenSummary,
-    LoadgenDetail,
     Accuracy,
 }
 
@@ -178,11 +175,6 @@ pub struct InputManifest {
 }
 
 impl InputManifest {
-    /// The manifest compiled into this binary.
-    pub fn committed() -> Result<Self> {
-        Self::parse(MANIFEST_PATH, MANIFEST_TEXT)
-    }
-
     /// Parses and checks a manifest text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self> {
         let err = |message: String| Error::Manifest {
@@ -238,6 +230,11 @@ impl InputManifest {
     pub fn of_kind(&self, kind: InputKind) -> impl Iterator<Item = &PinnedInput> {
         self.inputs.iter().filter(move |p| p.kind == kind)
     }
+
+    /// The single pin of `kind` (summary CSV, summary JSON, licence).
+    pub fn single(&self, kind: InputKind) -> Result<&PinnedInput> {
+        single(self.of_kind(kind), kind)
+    }
 }
 
 /// Where an input's verified bytes came from.
@@ -291,17 +288,25 @@ pub struct Inputs {
     pub files: Vec<VerifiedInput>,
 }
 
+/// The only item of `items`, else an error naming the kind.
+fn single<T>(mut items: impl Iterator<Item = T>, kind: InputKind) -> Result<T> {
+    match (items.next(), items.next()) {
+        (Some(f), None) => Ok(f),
+        _ => Err(Error::Manifest {
+            file: MANIFEST_PATH.into(),
+            message: format!("expected exactly one input of kind {kind:?}"),
+        }),
+    }
+}
+
 impl Inputs {
+    pub fn of_kind(&self, kind: InputKind) -> impl Iterator<Item = &VerifiedInput> {
+        self.files.iter().filter(move |f| f.pin.kind == kind)
+    }
+
     /// The single input of `kind` (summary CSV, summary JSON, licence).
     pub fn single(&self, kind: InputKind) -> Result<&VerifiedInput> {
-        let mut it = self.files.iter().filter(|f| f.pin.kind == kind);
-        match (it.next(), it.next()) {
-            (Some(f), None) => Ok(f),
-            _ => Err(Error::Manifest {
-                file: MANIFEST_PATH.into(),
-                message: format!("expected exactly one input of kind {kind:?}"),
-            }),
-        }
+        single(self.of_kind(kind), kind)
     }
 }
 
@@ -519,6 +524,11 @@ fn process_alive(pid: u32) -> bool {
 mod tests {
     use super::*;
 
+    fn committed() -> InputManifest {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(MANIFEST_PATH);
+        InputManifest::parse(MANIFEST_PATH, &fs::read_to_string(path).unwrap()).unwrap()
+    }
+
     #[test]
     fn git_blob_sha1_matches_git_for_known_content() {
         // `printf 'hello\n' | git hash-object --stdin`
@@ -535,7 +545,7 @@ mod tests {
 
     #[test]
     fn committed_manifest_is_well_formed() {
-        let m = InputManifest::committed().unwrap();
+        let m = committed();
         assert_eq!(m.of_kind(InputKind::SummaryCsv).count(), 1);
         assert_eq!(m.of_kind(InputKind::SummaryJson).count(), 1);
         // 2026-11-30T00:00:00Z: `date -u -d 2026-11-30 +%s`
@@ -544,7 +554,7 @@ mod tests {
 
     #[test]
     fn download_base_replaces_scheme_and_host() {
-        let m = InputManifest::committed().unwrap();
+        let m = committed();
         let pin = &m.inputs[0];
         let url = download_url(pin, Some("http://127.0.0.1:9/"));
         assert!(url.starts_with("http://127.0.0.1:9/mlcommons/inference_results_v6.1/"));
@@ -553,7 +563,7 @@ mod tests {
 
     #[test]
     fn verify_names_file_and_both_hashes() {
-        let m = InputManifest::committed().unwrap();
+        let m = committed();
         let mut pin = m.inputs[0].clone();
         pin.size = 3;
         let err = pin.verify(Path::new("x/summary.csv"), b"abc").unwrap_err();

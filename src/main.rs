@@ -1,12 +1,13 @@
 //! Command line of `scenario-ratios`: parses arguments and calls the pipeline.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
 use scenario_ratios::inputs::{AcquireOptions, DEFAULT_CACHE, DEFAULT_MIRROR};
 use scenario_ratios::pipeline::{self, BuildOptions};
+use scenario_ratios::project;
 
 /// Builds "The Server/Offline ratio is workload-specific" from pinned MLPerf Inference v6.1 results.
 #[derive(Parser)]
@@ -24,6 +25,17 @@ enum Command {
     Build(BuildArgs),
     /// Print the scope walk-through (rows left after each filter) and the matching outcome.
     Explain(BuildArgs),
+    /// Preview the article: build in memory, serve it, rebuild and reload on every saved edit.
+    Serve {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Port to listen on.
+        #[arg(long, default_value_t = 3000)]
+        port: u16,
+        /// Address to listen on (only this machine by default).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+    },
     /// Write a synthetic summary pair of N rows (and a manifest pinning it) for scaling tests.
     Synth {
         /// Number of rows.
@@ -35,10 +47,13 @@ enum Command {
         /// Folder to write into (mirror layout, plus inputs.json).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// The project folder whose highlights the rows include [default: found upward].
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
     },
     /// Check a published folder (SHA256SUMS and the bundle) or a reproducibility.zip.
     Verify {
-        /// A dist folder or a reproducibility.zip.
+        /// A published folder or a reproducibility.zip.
         #[arg(default_value = "dist")]
         path: PathBuf,
     },
@@ -46,27 +61,32 @@ enum Command {
 
 #[derive(Args, Clone)]
 struct BuildArgs {
+    /// The project folder [default: the nearest folder upward holding this project's Cargo.toml]
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     /// Local mirror of upstream files, laid out as <owner>/<repo>/<path>
-    /// [default: ../shared/upstream when that folder exists]
+    /// [default: ../shared/upstream beside the project, when that folder exists]
     #[arg(long, env = "UPSTREAM_MIRROR", value_name = "DIR")]
     mirror: Option<PathBuf>,
-    /// Output folder, replaced whole when the build succeeds.
-    #[arg(long, default_value = "dist", value_name = "DIR")]
-    out: PathBuf,
-    /// Folder of verified input copies.
-    #[arg(long, default_value = DEFAULT_CACHE, value_name = "DIR")]
-    cache: PathBuf,
+    /// Output folder, replaced whole when the build succeeds [default: dist in the project]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Folder of verified input copies [default: data/cache in the project]
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     /// Never download: fail when an input is neither cached nor mirrored.
     #[arg(long)]
     offline: bool,
     /// Print the wall time of each build stage.
     #[arg(long)]
     timings: bool,
-    /// Use this input manifest instead of the committed data/inputs.json.
+    /// Use this input manifest instead of the project's data/inputs.json.
     #[arg(long, value_name = "FILE", hide = true)]
     manifest: Option<PathBuf>,
     /// Timestamp (Unix seconds) of the zip entries [default: the manifest's source_date].
-    #[arg(long, env = "SOURCE_DATE_EPOCH", value_name = "SECONDS")]
+    /// The SOURCE_DATE_EPOCH environment variable is not read, so a value left in a shell never
+    /// changes the published bytes.
+    #[arg(long, value_name = "SECONDS")]
     source_date_epoch: Option<i64>,
     /// Replace the scheme and host of pinned URLs (for testing against a local server).
     #[arg(
@@ -79,62 +99,55 @@ struct BuildArgs {
 }
 
 impl BuildArgs {
-    fn options(self) -> BuildOptions {
+    fn options(self) -> scenario_ratios::Result<BuildOptions> {
+        let root = match self.root {
+            Some(r) => r,
+            None => project::find_root(Path::new("."))?,
+        };
         let mirror = self.mirror.or_else(|| {
-            let default = PathBuf::from(DEFAULT_MIRROR);
+            let default = root.join(DEFAULT_MIRROR);
             default.is_dir().then_some(default)
         });
-        BuildOptions {
-            root: PathBuf::from("."),
+        if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
+            if self.source_date_epoch.is_none() {
+                eprintln!(
+                    "note: SOURCE_DATE_EPOCH={} in the environment is ignored: the bundle's timestamp comes from data/inputs.json (source_date), or from --source-date-epoch",
+                    v.to_string_lossy()
+                );
+            }
+        }
+        Ok(BuildOptions {
             source_date_epoch: self.source_date_epoch,
             acquire: AcquireOptions {
-                cache_dir: self.cache,
+                cache_dir: self.cache.unwrap_or_else(|| root.join(DEFAULT_CACHE)),
                 mirror,
                 download_base: self.download_base,
                 allow_download: !self.offline,
             },
-            out: self.out,
+            out: self.out.unwrap_or_else(|| root.join("dist")),
             manifest: self.manifest,
-        }
+            root,
+        })
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Build(cli.build)) {
-        Command::Build(args) => pipeline::build(&args.clone().options()).map(|report| {
-            if args.timings {
-                for (stage, d) in &report.timings {
-                    eprintln!("{:>8.2} ms  {stage}", d.as_secs_f64() * 1e3);
-                }
-            }
-            let c = &report.analysis.counts;
-            eprintln!("{}", report.input_summary());
-            println!(
-                "{} rows, {} eligible, {} pairs, {} unmatched; wrote {} files to {}",
-                c.rows,
-                c.eligible,
-                c.pairs,
-                c.unmatched,
-                report.files,
-                report.out.display()
-            );
-        }),
+        Command::Build(args) => build(args),
         Command::Verify { path } => verify(&path),
-        Command::Synth { rows, seed, out } => {
-            scenario_ratios::synth::write(&out, rows, seed).map(|manifest| {
-                println!(
-                    "wrote {rows} rows to {}; analyse with: scenario-ratios explain --manifest {} --mirror {} --cache {} --offline",
-                    out.display(),
-                    manifest.display(),
-                    out.display(),
-                    out.join("cache").display()
-                );
-            })
-        }
-        Command::Explain(args) => pipeline::compute_from(&args.options()).map(|(_, computed)| {
-            print!("{}", pipeline::explain(&computed));
-        }),
+        Command::Synth {
+            rows,
+            seed,
+            out,
+            root,
+        } => synth(rows, seed, &out, root),
+        Command::Explain(args) => args
+            .options()
+            .and_then(|o| pipeline::compute_from(&o))
+            .and_then(|(_, computed)| pipeline::explain(&computed))
+            .map(|text| print!("{text}")),
+        Command::Serve { build, port, bind } => serve(build, &bind, port),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,7 +158,59 @@ fn main() -> ExitCode {
     }
 }
 
-fn verify(path: &std::path::Path) -> scenario_ratios::Result<()> {
+fn build(args: BuildArgs) -> scenario_ratios::Result<()> {
+    let timings = args.timings;
+    let report = pipeline::build(&args.options()?)?;
+    if timings {
+        for (stage, d) in &report.timings {
+            eprintln!("{:>8.2} ms  {stage}", d.as_secs_f64() * 1e3);
+        }
+    }
+    let c = &report.analysis.counts;
+    eprintln!("{}", report.input_summary());
+    println!(
+        "{} rows, {} eligible, {} pairs, {} unmatched; wrote {} files to {}",
+        c.rows,
+        c.eligible,
+        c.pairs,
+        c.unmatched,
+        report.files,
+        report.out.display()
+    );
+    Ok(())
+}
+
+fn synth(rows: usize, seed: u64, out: &Path, root: Option<PathBuf>) -> scenario_ratios::Result<()> {
+    let root = match root {
+        Some(r) => r,
+        None => project::find_root(Path::new("."))?,
+    };
+    let config = project::Project::load(&root)?.config;
+    let manifest = scenario_ratios::synth::write(out, rows, seed, &config)?;
+    println!(
+        "wrote {rows} rows to {}; analyse with: scenario-ratios explain --manifest {} --mirror {} --cache {} --offline",
+        out.display(),
+        manifest.display(),
+        out.display(),
+        out.join("cache").display()
+    );
+    Ok(())
+}
+
+#[cfg(feature = "serve")]
+fn serve(args: BuildArgs, bind: &str, port: u16) -> scenario_ratios::Result<()> {
+    scenario_ratios::serve::run(&args.options()?, bind, port)
+}
+
+#[cfg(not(feature = "serve"))]
+fn serve(_: BuildArgs, _: &str, _: u16) -> scenario_ratios::Result<()> {
+    Err(scenario_ratios::Error::invalid(
+        "serve",
+        "this binary was built without the live preview; run: cargo run --release --features serve -- serve",
+    ))
+}
+
+fn verify(path: &Path) -> scenario_ratios::Result<()> {
     let report = scenario_ratios::verify::verify_path(path);
     if report.problems.is_empty() {
         println!(

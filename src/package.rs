@@ -16,7 +16,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use crate::error::{Error, Result};
-use crate::evidence::CheckerFacts;
+use crate::evidence::facts::CheckerFacts;
 use crate::inputs::{HexDigest, Inputs};
 use crate::layout::{is_safe_relative, OutputFile, INPUTS_DIR, INVENTORY};
 
@@ -59,7 +59,7 @@ pub struct Provenance {
     /// Timestamp of every zip entry (seconds since the Unix epoch).
     pub source_date_epoch: i64,
     pub inputs: Vec<InputProvenance>,
-    pub checker_facts: crate::evidence::FactSource,
+    pub checker_facts: crate::evidence::facts::FactSource,
 }
 
 /// Where an input lives inside the bundle.

@@ -1,32 +1,39 @@
-//! Runs the stages in order and turns their typed outputs into the files of `dist/`.
+//! Runs the stages in order, from the project folder to the output folder:
+//! [`inputs`](crate::inputs) → [`summary`](crate::summary) → [`analysis`](crate::analysis) →
+//! [`highlight`](crate::highlight) → [`evidence`](crate::evidence) → [`figure`](crate::figure) →
+//! [`article`](crate::article) → [`package`](crate::package) → [`validate`](crate::validate) →
+//! [`dist`](crate::dist). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use askama::Template;
 use serde::Serialize;
 
 use crate::analysis::{self, Analysis};
 use crate::article::{self, ArticleData};
-use crate::config::ArticleConfig;
 use crate::dist::{Dist, OutputDir};
 use crate::error::{Error, Result};
-use crate::evidence::{self, CheckerFacts, Checks};
+use crate::evidence::{self, Checks};
 use crate::figure::Svg;
-use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin, PinnedInput};
+use crate::highlight::{self, Highlights};
+use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
 use crate::layout::{OutputFile, PUBLISHED_DIR};
 use crate::package;
+use crate::project::Project;
 use crate::summary::{self, FileNames, Summary};
 use crate::validate;
 
 /// Options of `scenario-ratios build`.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
-    pub acquire: AcquireOptions,
-    /// The project folder whose source the bundle carries.
+    /// The project folder: its prose, settings, manifest and facts, and the source the bundle
+    /// carries.
     pub root: PathBuf,
+    pub acquire: AcquireOptions,
     /// Timestamp of the zip entries; `None` uses the manifest's `source_date`.
     pub source_date_epoch: Option<i64>,
-    /// A manifest file to use instead of the committed one.
+    /// A manifest file to use instead of the project's `data/inputs.json`.
     pub manifest: Option<PathBuf>,
     pub out: PathBuf,
 }
@@ -56,20 +63,30 @@ impl BuildReport {
     }
 }
 
-/// Everything computed from the inputs, before rendering.
+/// Everything computed from the project and its inputs, before rendering.
 #[derive(Debug, Clone)]
 pub struct Computed {
-    pub config: ArticleConfig,
-    /// The pins of the inputs the results came from.
-    pub pins: Vec<PinnedInput>,
-    pub facts: CheckerFacts,
+    pub project: Project,
     pub summary: Summary,
     pub analysis: Analysis,
+    pub highlights: Highlights,
     pub checks: Checks,
 }
 
-/// Loads both summaries from the verified inputs and runs the analysis.
-pub fn compute(inputs: &Inputs, config: ArticleConfig) -> Result<Computed> {
+/// The project at `opts.root`, with the manifest replaced when `opts.manifest` is given.
+pub fn load_project(opts: &BuildOptions) -> Result<Project> {
+    let mut project = Project::load(&opts.root)?;
+    if let Some(path) = &opts.manifest {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        project.manifest = InputManifest::parse(&path.display().to_string(), &text)?;
+    }
+    Ok(project)
+}
+
+/// Loads both summaries from the verified inputs and runs the analysis and the checks.
+pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
+    // The article cites the pins of the inputs it was computed from.
+    project.manifest = inputs.manifest.clone();
     let csv = inputs.single(InputKind::SummaryCsv)?;
     let json = inputs.single(InputKind::SummaryJson)?;
     let summary = summary::load(
@@ -80,21 +97,17 @@ pub fn compute(inputs: &Inputs, config: ArticleConfig) -> Result<Computed> {
             json: &json.pin.name,
         },
     )?;
-    let analysis = analysis::analyse(&summary, &config)?;
-    let facts = CheckerFacts::committed()?;
-    let checks = evidence::check(&summary, &analysis, inputs, &facts)?;
+    let analysis = analysis::analyse(&summary)?;
+    let highlights = highlight::select(&analysis, &project.config)?;
+    let checks = evidence::check(&summary, &highlights, inputs, &project.facts)?;
     Ok(Computed {
-        config,
-        pins: inputs.files.iter().map(|f| f.pin.clone()).collect(),
-        facts,
+        project,
         summary,
         analysis,
+        highlights,
         checks,
     })
 }
-
-/// Name and version of this generator, as printed in the outputs.
-pub const TOOL: &str = concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION"));
 
 /// A standalone SVG file: XML declaration, then the figure.
 fn svg_file(svg: Svg) -> Vec<u8> {
@@ -109,6 +122,8 @@ struct ResultsFile<'a> {
     title: &'a str,
     #[serde(flatten)]
     analysis: &'a Analysis,
+    #[serde(flatten)]
+    highlights: &'a Highlights,
     checks: &'a Checks,
 }
 
@@ -124,9 +139,9 @@ struct SelectedRow<'a> {
     csv: serde_json::Map<String, serde_json::Value>,
 }
 
-fn to_json_bytes<T: Serialize>(value: &T, name: &str) -> Result<Vec<u8>> {
+fn to_json_bytes<T: Serialize>(value: &T, file: OutputFile) -> Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value)
-        .map_err(|e| Error::invalid(name, format!("cannot serialise: {e}")))?;
+        .map_err(|e| Error::invalid(file.path(), format!("cannot serialise: {e}")))?;
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -135,19 +150,21 @@ fn to_json_bytes<T: Serialize>(value: &T, name: &str) -> Result<Vec<u8>> {
 pub fn render(computed: &Computed) -> Result<Dist> {
     let mut dist = Dist::new();
     let analysis = &computed.analysis;
+    let project = &computed.project;
     dist.add(
         OutputFile::Results.path(),
         to_json_bytes(
             &ResultsFile {
-                title: &computed.config.title,
+                title: &project.config.title,
                 analysis,
+                highlights: &computed.highlights,
                 checks: &computed.checks,
             },
-            OutputFile::Results.path(),
+            OutputFile::Results,
         )?,
     )?;
     let mut selected = Vec::new();
-    for h in &analysis.highlights {
+    for h in &computed.highlights.highlights {
         for id in [h.offline_id, h.server_id] {
             let row = &computed.summary.rows[id.0 as usize];
             selected.push(SelectedRow {
@@ -167,18 +184,19 @@ pub fn render(computed: &Computed) -> Result<Dist> {
     }
     dist.add(
         OutputFile::SelectedRows.path(),
-        to_json_bytes(&selected, OutputFile::SelectedRows.path())?,
+        to_json_bytes(&selected, OutputFile::SelectedRows)?,
     )?;
     let rendered = article::render(
         &ArticleData {
-            config: &computed.config,
+            config: &project.config,
             analysis,
+            highlights: &computed.highlights,
             checks: &computed.checks,
-            inputs: &computed.pins,
-            facts: &computed.facts,
-            tool: TOOL,
+            manifest: &project.manifest,
+            facts: &project.facts,
+            tool: crate::TOOL,
         },
-        article::PROSE,
+        &project.prose,
     )?;
     dist.add(OutputFile::Article.path(), rendered.html.into_bytes())?;
     dist.add(
@@ -201,7 +219,7 @@ pub fn package(
 ) -> Result<()> {
     dist.add(
         OutputFile::Provenance.path(),
-        package::provenance(inputs, &computed.facts, source_date_epoch)?,
+        package::provenance(inputs, &computed.project.facts, source_date_epoch)?,
     )?;
     let mut entries = sources;
     for f in &inputs.files {
@@ -240,7 +258,7 @@ pub fn package(
                 failed: failed.len(),
                 checks: &checks,
             },
-            OutputFile::Validation.path(),
+            OutputFile::Validation,
         )?,
     )?;
     if !failed.is_empty() {
@@ -254,156 +272,136 @@ pub fn package(
     Ok(())
 }
 
-/// The whole build: acquire, compute, render, package, validate, write atomically.
-pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
-    let mut timings = Timings::new();
-    // Refuse a dangerous output folder before any work, and again under its lock when writing.
-    let out = OutputDir::guard(&opts.out, &opts.root)?;
-    let manifest = load_manifest(opts)?;
-    let inputs = inputs::acquire(manifest, &opts.acquire)?;
-    timings.lap("acquire + verify inputs");
-    let computed = compute(&inputs, ArticleConfig::committed()?)?;
-    timings.lap("load, cross-check, analyse, evidence");
+/// A build held in memory: the output files and what was computed.
+pub struct InMemory {
+    pub dist: Dist,
+    pub computed: Computed,
+    pub inputs: Inputs,
+}
+
+/// Everything a build does except writing the output folder.
+pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InMemory> {
+    let project = load_project(opts)?;
     let epoch = opts
         .source_date_epoch
-        .unwrap_or_else(|| inputs.manifest.source_date_epoch());
+        .unwrap_or_else(|| project.manifest.source_date_epoch());
     package::zip_time(epoch)?;
+    let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
+    timings.lap("acquire + verify inputs");
+    let computed = compute(project, &inputs)?;
+    timings.lap("load, cross-check, analyse, evidence");
     let mut dist = render(&computed)?;
     timings.lap("figures + article");
     let sources = package::source_files(&opts.root)?;
     package(&mut dist, &inputs, &computed, sources, epoch)?;
     timings.lap("provenance, zip, validation, SHA256SUMS");
+    Ok(InMemory {
+        dist,
+        computed,
+        inputs,
+    })
+}
+
+/// The whole build: acquire, compute, render, package, validate, write atomically.
+pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
+    let mut timings = Timings::new();
+    // Refuse a dangerous output folder before any work, and again under its lock when writing.
+    let out = OutputDir::guard(&opts.out, &opts.root)?;
+    let built = build_in_memory(opts, &mut timings)?;
     // The bytes read back must equal the validated bytes (which SHA256SUMS lists) before they
     // replace the previous output.
-    dist.publish(&out, |dir| dist.check_written(dir))?;
-    timings.lap("write, re-check and swap dist/");
+    built
+        .dist
+        .publish(&out, |dir| built.dist.check_written(dir))?;
+    timings.lap("write, re-check and swap the output");
     Ok(BuildReport {
         out: opts.out.clone(),
-        files: dist.files().count(),
-        inputs: inputs
+        files: built.dist.files().count(),
+        inputs: built
+            .inputs
             .files
             .iter()
             .map(|f| (f.pin.name.clone(), f.origin.clone()))
             .collect(),
-        analysis: computed.analysis,
+        analysis: built.computed.analysis,
         timings: timings.laps,
     })
 }
 
 /// Wall time of each stage of a build.
-struct Timings {
+pub struct Timings {
     last: std::time::Instant,
     laps: Vec<(&'static str, std::time::Duration)>,
 }
 
+impl Default for Timings {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Timings {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Timings {
             last: std::time::Instant::now(),
             laps: Vec::new(),
         }
     }
 
-    fn lap(&mut self, name: &'static str) {
+    pub fn lap(&mut self, name: &'static str) {
         let now = std::time::Instant::now();
         self.laps.push((name, now - self.last));
         self.last = now;
     }
 }
 
+#[derive(Template)]
+#[template(path = "explain.txt")]
+struct Explain<'a> {
+    csv: String,
+    json: String,
+    analysis: &'a Analysis,
+    non_key: String,
+    shown: &'a [analysis::Unmatched],
+    hidden: usize,
+    highlights: &'a Highlights,
+    key_fields: usize,
+}
+
 /// The scope walk-through and the matching outcome, as `scenario-ratios explain` prints them.
-pub fn explain(computed: &Computed) -> String {
-    use std::fmt::Write;
+pub fn explain(computed: &Computed) -> Result<String> {
+    const SHOWN: usize = 20;
     let a = &computed.analysis;
-    let mut s = String::new();
     let pin = |k: InputKind| {
         computed
-            .pins
-            .iter()
-            .find(|p| p.kind == k)
+            .project
+            .manifest
+            .single(k)
             .map_or(String::from("?"), |p| {
-                format!(
-                    "{} at {}",
-                    p.name,
-                    p.commit.chars().take(12).collect::<String>()
-                )
+                format!("{} at {}", p.name, crate::format::short_commit(&p.commit))
             })
     };
-    let _ = writeln!(
-        s,
-        "Scope of the analysis ({}, {})\n",
-        pin(InputKind::SummaryCsv),
-        pin(InputKind::SummaryJson)
-    );
-    let _ = writeln!(s, "  {:<34} {:<20} {:>6}", "step", "field", "rows");
-    for step in &a.steps {
-        let _ = writeln!(
-            s,
-            "  {:<34} {:<20} {:>6}",
-            step.name,
-            step.field.unwrap_or("-"),
-            step.rows
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\nMatching on {} key fields (all but {}):",
-        a.key_fields.len(),
-        analysis::NON_KEY_FIELDS
+    let e = Explain {
+        csv: pin(InputKind::SummaryCsv),
+        json: pin(InputKind::SummaryJson),
+        analysis: a,
+        non_key: analysis::NON_KEY_FIELDS
             .iter()
             .map(|f| f.name())
             .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let _ = writeln!(
-        s,
-        "  {} complete pairs, {} with Server above Offline; {} unmatched row(s)",
-        a.counts.pairs, a.counts.over_100, a.counts.unmatched
-    );
-    const SHOWN: usize = 20;
-    for u in a.unmatched.iter().take(SHOWN) {
-        let _ = writeln!(s, "  unmatched: ID {} ({}): {}", u.id, u.scenario, u.reason);
-    }
-    if a.unmatched.len() > SHOWN {
-        let _ = writeln!(
-            s,
-            "  ... and {} more unmatched rows (all listed in results.json)",
-            a.unmatched.len() - SHOWN
-        );
-    }
-    let _ = writeln!(s, "\nHighlights:");
-    for h in &a.highlights {
-        let _ = writeln!(
-            s,
-            "  {:<28} rows {:>4} / {:<4} {}",
-            h.label,
-            h.offline_id,
-            h.server_id,
-            crate::format::percent(h.ratio)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "  span: {} percentage points",
-        crate::format::points(a.span_pp)
-    );
-    s
+            .join(", "),
+        shown: &a.unmatched[..a.unmatched.len().min(SHOWN)],
+        hidden: a.unmatched.len().saturating_sub(SHOWN),
+        highlights: &computed.highlights,
+        key_fields: a.key_fields.len(),
+    };
+    article::template(&e, "templates/explain.txt")
 }
 
 /// Acquires the inputs and computes everything, without writing any output.
 pub fn compute_from(opts: &BuildOptions) -> Result<(Inputs, Computed)> {
-    let manifest = load_manifest(opts)?;
-    let inputs = inputs::acquire(manifest, &opts.acquire)?;
-    let computed = compute(&inputs, ArticleConfig::committed()?)?;
+    let project = load_project(opts)?;
+    let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
+    let computed = compute(project, &inputs)?;
     Ok((inputs, computed))
-}
-
-fn load_manifest(opts: &BuildOptions) -> Result<InputManifest> {
-    match &opts.manifest {
-        None => InputManifest::committed(),
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-            InputManifest::parse(&path.display().to_string(), &text)
-        }
-    }
 }

@@ -108,13 +108,35 @@ pub enum Typed {
     Text,
 }
 
-impl Typed {
-    pub fn float(self) -> Option<f64> {
-        match self {
-            Typed::Float(bits) => Some(f64::from_bits(bits)),
-            Typed::Int(i) => Some(i as f64),
+/// The scenario of a result row or a LoadGen log, where the analysis compares it. (Interactive
+/// runs, which LoadGen logs as Server, are separate rows of the summary and out of scope.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Scenario {
+    Offline,
+    Server,
+}
+
+impl Scenario {
+    /// The scenario named exactly `text` (`Offline` or `Server`), else `None`.
+    pub fn parse(text: &str) -> Option<Scenario> {
+        match text {
+            "Offline" => Some(Scenario::Offline),
+            "Server" => Some(Scenario::Server),
             _ => None,
         }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scenario::Offline => "Offline",
+            Scenario::Server => "Server",
+        }
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -195,6 +217,14 @@ impl SummaryRow {
 
     pub fn typed(&self, f: Field) -> Typed {
         self.typed[f as usize]
+    }
+
+    /// The row's scenario when it is one the analysis compares (the JSON value is the string).
+    pub fn scenario(&self) -> Option<Scenario> {
+        match self.typed(Field::Scenario) {
+            Typed::Text => Scenario::parse(self.raw(Field::Scenario)),
+            _ => None,
+        }
     }
 
     /// True when the JSON value is the string `s`.

@@ -252,11 +252,16 @@ fn json_bytes(rows: &[Vec<Cell>]) -> Vec<u8> {
 
 /// Writes a synthetic pair under `dir` in mirror layout, plus `dir/inputs.json` pinning both, so
 /// that `scenario-ratios build --manifest dir/inputs.json --mirror dir` runs the whole pipeline on it.
-pub fn write(dir: &std::path::Path, rows: usize, seed: u64) -> crate::Result<std::path::PathBuf> {
+/// The configuration's highlights are taken from `config` (the project's `content/article.json`).
+pub fn write(
+    dir: &std::path::Path,
+    rows: usize,
+    seed: u64,
+    config: &ArticleConfig,
+) -> crate::Result<std::path::PathBuf> {
     use crate::error::Error;
     use crate::inputs::{HexDigest, InputKind, InputManifest, PinnedInput};
-    let config = ArticleConfig::committed()?;
-    let (csv, json) = generate(rows, seed, &config);
+    let (csv, json) = generate(rows, seed, config);
     let repository = "synthetic/summaries";
     let commit = format!("{seed:040x}");
     let mut inputs = Vec::new();
@@ -299,26 +304,33 @@ pub fn write(dir: &std::path::Path, rows: usize, seed: u64) -> crate::Result<std
 mod tests {
     use super::*;
 
+    fn committed() -> ArticleConfig {
+        crate::project::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
+            .config
+    }
+
     #[test]
     fn synthetic_files_pass_the_cross_check_and_analysis() {
-        let config = ArticleConfig::committed().unwrap();
+        let config = committed();
         let (csv, json) = generate(2000, 7, &config);
         let s = crate::summary::load(&csv, &json, Default::default()).unwrap();
         assert_eq!(s.rows.len(), 2000);
-        let a = crate::analysis::analyse(&s, &config).unwrap();
+        let a = crate::analysis::analyse(&s).unwrap();
         assert!(a.counts.pairs > 500, "{:?}", a.counts);
         assert!(a.counts.unmatched > 0);
         assert!(a.counts.eligible < 2000, "some rows are out of scope");
-        assert!(a
-            .unmatched
-            .iter()
-            .any(|u| matches!(u.reason, crate::analysis::UnmatchedReason::Duplicate { .. })));
-        assert_eq!(a.highlights.len(), config.highlights.len());
+        assert!(a.unmatched.iter().any(|u| matches!(
+            u.reason,
+            crate::analysis::UnmatchedReason::DuplicateKey { .. }
+        )));
+        let h = crate::highlight::select(&a, &config).unwrap();
+        assert_eq!(h.highlights.len(), config.highlights.len());
     }
 
     #[test]
     fn generation_is_deterministic() {
-        let config = ArticleConfig::committed().unwrap();
+        let config = committed();
         assert_eq!(generate(300, 1, &config), generate(300, 1, &config));
         assert_ne!(generate(300, 1, &config), generate(300, 2, &config));
     }

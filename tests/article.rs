@@ -3,13 +3,12 @@
 
 mod common;
 
-use scenario_ratios::config::ArticleConfig;
 use scenario_ratios::dist::Dist;
 use scenario_ratios::pipeline;
 
 fn build(case: &str) -> Dist {
     let inputs = common::fixture_inputs(case);
-    let computed = pipeline::compute(&inputs, ArticleConfig::committed().unwrap()).unwrap();
+    let computed = pipeline::compute(common::project(), &inputs).unwrap();
     pipeline::render(&computed).unwrap()
 }
 

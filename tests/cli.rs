@@ -114,10 +114,7 @@ fn downloads_from_a_local_server_are_verified_then_cached() {
     ];
     let o = run(&common::root(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
-    let n = scenario_ratios::inputs::InputManifest::committed()
-        .unwrap()
-        .inputs
-        .len();
+    let n = common::project().manifest.inputs.len();
     assert!(
         stderr(&o).contains(&format!(
             "{n} inputs verified: 0 from the cache, 0 from the mirror, {n} downloaded"
@@ -277,10 +274,16 @@ fn bad_summaries_fail_with_one_line_and_leave_dist_untouched() {
         let o = run(
             tmp.path(),
             &[
+                "--root",
+                common::root().to_str().unwrap(),
                 "--manifest",
                 manifest.to_str().unwrap(),
                 "--mirror",
                 "mirror",
+                "--cache",
+                "cache",
+                "--out",
+                "dist",
                 "--offline",
             ],
         );

@@ -3,66 +3,41 @@
 mod common;
 
 use scenario_ratios::analysis;
-use scenario_ratios::config::ArticleConfig;
-use scenario_ratios::evidence::{self, CheckerFacts, LogScenario, Status};
-use scenario_ratios::inputs::{InputKind, InputManifest, Inputs, PinnedInput};
-use scenario_ratios::summary::{self, FileNames};
+use scenario_ratios::evidence::loadgen::{parse_summary_log, Validity};
+use scenario_ratios::evidence::{self, CheckKind, Status};
+use scenario_ratios::highlight;
+use scenario_ratios::inputs::{InputKind, Inputs};
+use scenario_ratios::summary::{self, FileNames, Scenario};
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(common::mirror().join(rel)).unwrap()
 }
 
-/// Every pinned LoadGen summary log of the mirror parses, and each says VALID.
+/// Every LoadGen summary log in the mirror (the highlighted rows, AMD's, and the checker's v5.1
+/// sample) parses, and each says VALID in PerformanceOnly mode.
 #[test]
-fn every_pinned_real_summary_log_parses() {
-    let m = InputManifest::committed().unwrap();
-    let logs: Vec<&PinnedInput> = m.of_kind(InputKind::LoadgenSummary).collect();
+fn every_real_summary_log_in_the_mirror_parses() {
+    let logs: Vec<_> = walkdir::WalkDir::new(common::mirror())
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() == "mlperf_log_summary.txt")
+        .collect();
     assert!(logs.len() >= 12, "8 highlighted + AMD + v5.1 sample logs");
-    for pin in logs {
-        let text = read(&pin.mirror_path().to_string_lossy());
-        let log = evidence::parse_summary_log(&pin.name, &text).unwrap();
-        assert!(log.is_valid(), "{}", pin.name);
-        assert!(log.throughput.value > 0.0, "{}", pin.name);
-        assert_eq!(log.mode, "PerformanceOnly", "{}", pin.name);
-    }
-}
-
-/// The v5.1 sample has both log shapes for one run; they must tell the same story.
-#[test]
-fn detail_and_summary_logs_of_one_run_agree() {
-    let base = "mlcommons/inference/tools/submission/directory_structure_samples/sample_1/closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99.9";
-    for scenario in ["Offline", "Server"] {
-        let dir = format!("{base}/{scenario}/performance/run_1");
-        let s =
-            evidence::parse_summary_log("summary", &read(&format!("{dir}/mlperf_log_summary.txt")))
-                .unwrap();
-        let d =
-            evidence::parse_detail_log("detail", &read(&format!("{dir}/mlperf_log_detail.txt")))
-                .unwrap();
-        assert_eq!(s.scenario, d.scenario);
-        assert_eq!(s.result, d.result);
-        assert_eq!(s.mode, d.mode);
-        // Each log rounds the throughput to its own printed digits (24593.77 vs 24593.8).
-        let tol = evidence::half_unit_of_last_digit(&s.throughput.text)
-            .max(evidence::half_unit_of_last_digit(&d.throughput.text));
-        assert!(
-            (s.throughput.value - d.throughput.value).abs() <= tol,
-            "{scenario}"
-        );
-        assert_eq!(s.p99_ttft_ns, d.p99_ttft_ns);
-        assert_eq!(s.p99_tpot_ns, d.p99_tpot_ns);
-        if scenario == "Server" {
-            assert_eq!(s.ttft_limit_ns, d.ttft_limit_ns);
-            assert_eq!(s.tpot_limit_ns, d.tpot_limit_ns);
-        }
+    for e in logs {
+        let name = e.path().display().to_string();
+        let log = parse_summary_log(&name, &std::fs::read_to_string(e.path()).unwrap()).unwrap();
+        assert_eq!(log.result, Validity::Valid, "{name}");
+        assert!(log.throughput.value > 0.0, "{name}");
+        assert_eq!(log.mode, "PerformanceOnly", "{name}");
     }
 }
 
 #[test]
 fn an_interactive_run_reports_the_server_scenario() {
     let text = read("intel-ai-tce/inference_results_v6.1/closed/AMD/results/8xMI355X_2xEPYC_9575F/llama2-70b-99.9/Interactive/performance/run_1/mlperf_log_summary.txt");
-    let log = evidence::parse_summary_log("interactive", &text).unwrap();
-    assert_eq!(log.scenario, LogScenario::Server);
+    let log = parse_summary_log("interactive", &text).unwrap();
+    assert_eq!(log.scenario, Scenario::Server);
     // LoadGen ran it with the tighter Interactive limits (450 ms / 40 ms).
     assert_eq!(log.ttft_limit_ns, Some(450_000_000));
     assert_eq!(log.tpot_limit_ns, Some(40_000_000));
@@ -87,9 +62,11 @@ fn base_checks_with_server_log(log: &str) -> evidence::Checks {
         FileNames::default(),
     )
     .unwrap();
-    let a = analysis::analyse(&s, &ArticleConfig::committed().unwrap()).unwrap();
+    let project = common::project();
+    let a = analysis::analyse(&s).unwrap();
+    let h = highlight::select(&a, &project.config).unwrap();
     let inputs = Inputs {
-        manifest: InputManifest::committed().unwrap(),
+        manifest: project.manifest.clone(),
         files: vec![common::verified(
             "server log",
             InputKind::LoadgenSummary,
@@ -98,7 +75,7 @@ fn base_checks_with_server_log(log: &str) -> evidence::Checks {
             log.as_bytes(),
         )],
     };
-    evidence::check(&s, &a, &inputs, &CheckerFacts::committed().unwrap()).unwrap()
+    evidence::check(&s, &h, &inputs, &project.facts).unwrap()
 }
 
 /// The base fixture's B300 deepseek-r1 Server row (ID 1, Result 850.0) with a hand-made log whose
@@ -106,22 +83,22 @@ fn base_checks_with_server_log(log: &str) -> evidence::Checks {
 #[test]
 fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
     let checks = base_checks_with_server_log(SERVER_LOG);
-    let of = |row: u32, name: &str| {
+    let of = |row: u32, kind: CheckKind| {
         checks
             .items
             .iter()
-            .find(|c| c.row.0 == row && c.name == name)
-            .unwrap_or_else(|| panic!("check {name} of row {row}"))
+            .find(|c| c.row.0 == row && c.kind == kind)
+            .unwrap_or_else(|| panic!("check {kind} of row {row}"))
     };
-    assert_eq!(of(1, "result-valid").status, Status::Pass);
+    assert_eq!(of(1, CheckKind::ResultValid).status, Status::Pass);
     assert_eq!(
-        of(1, "throughput").status,
+        of(1, CheckKind::Throughput).status,
         Status::Pass,
         "{}",
-        of(1, "throughput").detail
+        of(1, CheckKind::Throughput).detail
     );
-    assert_eq!(of(1, "p99-ttft").status, Status::Pass);
-    let tpot = of(1, "p99-tpot");
+    assert_eq!(of(1, CheckKind::P99Ttft).status, Status::Pass);
+    let tpot = of(1, CheckKind::P99Tpot);
     assert_eq!(tpot.status, Status::Fail);
     assert!(
         tpot.detail.contains("80 ms is not below limit 80 ms"),
@@ -129,11 +106,14 @@ fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
         tpot.detail
     );
     // No log is pinned for the Offline row: not checked, never a silent pass.
-    assert_eq!(of(0, "result-valid").status, Status::NotChecked);
+    assert_eq!(of(0, CheckKind::ResultValid).status, Status::NotChecked);
     // Fixture accuracy "exact_match: 87.1" meets deepseek-r1's 80.544618; no token count reported.
-    assert_eq!(of(1, "accuracy exact_match target").status, Status::Pass);
     assert_eq!(
-        of(1, "accuracy TOKENS_PER_SAMPLE target").status,
+        of(1, CheckKind::AccuracyTarget("exact_match".into())).status,
+        Status::Pass
+    );
+    assert_eq!(
+        of(1, CheckKind::AccuracyTarget("TOKENS_PER_SAMPLE".into())).status,
         Status::NotChecked
     );
     assert_eq!(checks.fail, 1);
@@ -149,14 +129,14 @@ fn an_invalid_log_fails_its_check() {
         .replace(": VALID", ": INVALID")
         .replace("850.04", "900");
     let checks = base_checks_with_server_log(&bad);
-    let status = |name: &str| {
+    let status = |kind: CheckKind| {
         checks
             .items
             .iter()
-            .find(|c| c.row.0 == 1 && c.name == name)
+            .find(|c| c.row.0 == 1 && c.kind == kind)
             .unwrap()
             .status
     };
-    assert_eq!(status("result-valid"), Status::Fail);
-    assert_eq!(status("throughput"), Status::Fail);
+    assert_eq!(status(CheckKind::ResultValid), Status::Fail);
+    assert_eq!(status(CheckKind::Throughput), Status::Fail);
 }

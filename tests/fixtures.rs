@@ -3,9 +3,10 @@
 
 mod common;
 
-use scenario_ratios::analysis::{self, Analysis, Scenario, UnmatchedReason};
+use scenario_ratios::analysis::{self, Analysis, UnmatchedReason};
 use scenario_ratios::config::{ArticleConfig, PairSelector};
-use scenario_ratios::summary::{self, FileNames, RowId};
+use scenario_ratios::highlight;
+use scenario_ratios::summary::{self, FileNames, RowId, Scenario};
 use scenario_ratios::{Error, Result};
 
 fn load(case: &str) -> Result<summary::Summary> {
@@ -15,18 +16,13 @@ fn load(case: &str) -> Result<summary::Summary> {
     summary::load(&csv, &json, FileNames::default())
 }
 
-/// The committed configuration, keeping only the highlights whose model is in `models`.
-fn config(models: &[&str]) -> ArticleConfig {
-    let mut c = ArticleConfig::committed().unwrap();
-    c.highlights.retain(|h| models.contains(&h.model.as_str()));
-    c
+fn config() -> ArticleConfig {
+    common::project().config
 }
 
-fn analyse(case: &str, models: &[&str]) -> Result<Analysis> {
-    analysis::analyse(&load(case)?, &config(models))
+fn analyse(case: &str) -> Result<Analysis> {
+    analysis::analyse(&load(case)?)
 }
-
-const ALL: &[&str] = &["deepseek-r1", "gpt-oss-120b", "llama2-70b-99.9"];
 
 fn unmatched(a: &Analysis) -> Vec<(u32, Scenario)> {
     a.unmatched.iter().map(|u| (u.id.0, u.scenario)).collect()
@@ -41,7 +37,7 @@ fn pair_ids(a: &Analysis) -> Vec<(u32, u32)> {
 
 #[test]
 fn base_fixture_gives_the_hand_counted_outcome() {
-    let a = analyse("base", ALL).unwrap();
+    let a = analyse("base").unwrap();
     let c = &a.counts;
     // 12 rows: 11 closed and 1 open; row 8 is open, row 9 preview, row 11 Samples/s.
     assert_eq!((c.rows, c.closed, c.open, c.eligible), (12, 11, 1, 9));
@@ -61,27 +57,24 @@ fn base_fixture_gives_the_hand_counted_outcome() {
         assert!((got - want).abs() < 1e-12, "{got} vs {want}");
     }
     assert_eq!(c.over_100, 1);
-    assert!((a.span_pp - 13.0).abs() < 1e-9, "span {}", a.span_pp);
+    let h = highlight::select(&a, &config()).unwrap();
+    assert!((h.span_pp - 13.0).abs() < 1e-9, "span {}", h.span_pp);
     assert_eq!(a.key_fields.len(), 27);
-    let labels: Vec<_> = a.highlights.iter().map(|h| h.in_span).collect();
+    let labels: Vec<_> = h.highlights.iter().map(|h| h.in_span).collect();
     assert_eq!(labels, vec![true, true, true, false]);
 }
 
 #[test]
 fn crlf_line_endings_and_a_bom_change_nothing() {
-    let base = analyse("base", ALL).unwrap();
-    assert_eq!(analyse("crlf", ALL).unwrap(), base);
-    assert_eq!(analyse("bom", ALL).unwrap(), base);
+    let base = analyse("base").unwrap();
+    assert_eq!(analyse("crlf").unwrap(), base);
+    assert_eq!(analyse("bom").unwrap(), base);
 }
 
 #[test]
 fn different_missing_value_spellings_do_not_match() {
     // Row 0 has notes "" and row 1 notes "None": both null in JSON, but different raw text.
-    let a = analyse(
-        "missing_spelling_differs",
-        &["gpt-oss-120b", "llama2-70b-99.9"],
-    )
-    .unwrap();
+    let a = analyse("missing_spelling_differs").unwrap();
     assert_eq!(pair_ids(&a), vec![(2, 3), (4, 5), (6, 7)]);
     assert_eq!(
         unmatched(&a),
@@ -95,11 +88,7 @@ fn different_missing_value_spellings_do_not_match() {
 
 #[test]
 fn one_character_in_a_key_field_breaks_the_pair() {
-    let a = analyse(
-        "key_differs_by_one_char",
-        &["deepseek-r1", "llama2-70b-99.9"],
-    )
-    .unwrap();
+    let a = analyse("key_differs_by_one_char").unwrap();
     assert_eq!(pair_ids(&a), vec![(0, 1), (4, 5), (6, 7)]);
     assert_eq!(
         unmatched(&a),
@@ -113,7 +102,7 @@ fn one_character_in_a_key_field_breaks_the_pair() {
 
 #[test]
 fn two_server_rows_for_one_key_are_reported_not_paired() {
-    let a = analyse("two_server_rows", &["deepseek-r1", "gpt-oss-120b"]).unwrap();
+    let a = analyse("two_server_rows").unwrap();
     assert_eq!(pair_ids(&a), vec![(0, 1), (2, 3), (7, 8)]);
     assert_eq!(
         unmatched(&a),
@@ -124,17 +113,16 @@ fn two_server_rows_for_one_key_are_reported_not_paired() {
             (11, Scenario::Offline)
         ]
     );
-    let dup = UnmatchedReason::Duplicate {
+    let dup = UnmatchedReason::DuplicateKey {
         offline: 1,
         server: 2,
     };
     assert!(a.unmatched[..3].iter().all(|u| u.reason == dup));
-    assert!(a.unmatched[0].reason.to_string().contains("not paired"));
 }
 
 #[test]
 fn a_server_row_without_offline_is_reported() {
-    let a = analyse("server_without_offline", ALL).unwrap();
+    let a = analyse("server_without_offline").unwrap();
     assert_eq!(a.counts.pairs, 4);
     assert_eq!(
         unmatched(&a),
@@ -149,7 +137,7 @@ fn a_server_row_without_offline_is_reported() {
 }
 
 fn error(case: &str) -> String {
-    let err: Error = analyse(case, ALL).unwrap_err();
+    let err: Error = analyse(case).unwrap_err();
     let msg = err.to_string();
     assert!(!msg.contains('\n'), "one line: {msg}");
     msg
@@ -204,7 +192,7 @@ fn json_ids_out_of_csv_order_are_an_error() {
 
 #[test]
 fn a_selector_matching_no_pair_is_an_error() {
-    let mut c = config(ALL);
+    let mut c = config();
     c.highlights.push(PairSelector {
         id: "nothing".into(),
         label: "nothing".into(),
@@ -212,13 +200,30 @@ fn a_selector_matching_no_pair_is_an_error() {
         platform: "B300-SXM-270GBx8_TRT".into(),
         model: "resnet".into(),
     });
-    let err = analysis::analyse(&load("base").unwrap(), &c).unwrap_err();
+    let a = analyse("base").unwrap();
+    let err = highlight::select(&a, &c).unwrap_err();
     assert!(err.to_string().contains("selects no pairs"), "{err}");
 }
 
 #[test]
+fn two_highlights_selecting_one_pair_is_an_error() {
+    let mut c = config();
+    let mut twin = c.highlights[0].clone();
+    twin.id = "twin".into();
+    c.highlights.push(twin);
+    let a = analyse("base").unwrap();
+    let err = highlight::select(&a, &c).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "highlights \"b300_deepseek\" and \"twin\" select the same pair (rows 0 and 1)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn pairs_are_sorted_and_lookup_by_offline_id_works() {
-    let a = analyse("base", ALL).unwrap();
+    let a = analyse("base").unwrap();
     assert!(a
         .pairs
         .windows(2)

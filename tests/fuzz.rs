@@ -13,9 +13,17 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use scenario_ratios::analysis;
-use scenario_ratios::config::ArticleConfig;
-use scenario_ratios::evidence;
+use scenario_ratios::evidence::accuracy::{
+    half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report,
+};
+use scenario_ratios::evidence::facts::CheckerFacts;
+use scenario_ratios::evidence::loadgen::parse_summary_log;
 use scenario_ratios::summary::{self, FileNames};
+
+fn facts() -> &'static CheckerFacts {
+    static FACTS: OnceLock<CheckerFacts> = OnceLock::new();
+    FACTS.get_or_init(|| common::project().facts)
+}
 
 /// The system allocator, counting the bytes each thread holds and the most it held, so a case can
 /// assert its peak even while other tests run on other threads.
@@ -124,8 +132,7 @@ fn mutate(mut bytes: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
 fn load_and_analyse(csv: &[u8], json: &[u8]) {
     let peak = peak_of(|| {
         if let Ok(s) = summary::load(csv, json, FileNames::default()) {
-            let config = ArticleConfig::committed().unwrap();
-            let _ = analysis::analyse(&s, &config);
+            let _ = analysis::analyse(&s);
         }
     });
     assert!(peak < MEMORY_CAP, "loading held {peak} bytes");
@@ -189,21 +196,18 @@ proptest! {
 
     #[test]
     fn arbitrary_text_never_panics_the_log_parsers(text in ".{0,600}") {
-        let _ = evidence::parse_summary_log("fuzz", &text);
-        let _ = evidence::parse_detail_log("fuzz", &text);
-        let _ = evidence::parse_accuracy_report("fuzz", &text);
-        let _ = evidence::parse_accuracy_field(&text);
-        let _ = evidence::half_unit_of_last_digit(&text);
+        let _ = parse_summary_log("fuzz", &text);
+        let _ = parse_accuracy_report("fuzz", &text, facts());
+        let _ = parse_accuracy_field(&text);
+        let _ = half_unit_of_last_digit(&text);
     }
 
     #[test]
     fn mutated_real_logs_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..8)) {
         let bytes = mutate(real_log().into_bytes(), &edits);
         let text = String::from_utf8_lossy(&bytes);
-        let detail = text.lines().map(|l| format!(":::MLLOG {l}")).collect::<Vec<_>>().join("\n");
         let peak = peak_of(|| {
-            let _ = evidence::parse_summary_log("fuzz", &text);
-            let _ = evidence::parse_detail_log("fuzz", &detail);
+            let _ = parse_summary_log("fuzz", &text);
         });
         prop_assert!(peak < MEMORY_CAP);
     }
@@ -221,8 +225,8 @@ proptest! {
         }
         // (The one repeated key, the throughput, has the same value at both places in this log.)
         let shuffled = lines.join("\n");
-        let a = evidence::parse_summary_log("a", &text).unwrap();
-        let b = evidence::parse_summary_log("b", &shuffled).unwrap();
+        let a = parse_summary_log("a", &text).unwrap();
+        let b = parse_summary_log("b", &shuffled).unwrap();
         prop_assert_eq!(a, b);
     }
 }
@@ -248,10 +252,10 @@ fn the_allocation_counter_sees_what_verify_holds() {
 /// these properties. The long runs recorded in BENCHMARKS.md found no crash.
 #[test]
 fn regression_inputs_are_errors_or_values_not_panics() {
-    assert!(evidence::half_unit_of_last_digit("1.5e-2147483648") >= 0.0);
-    assert!(evidence::parse_accuracy_report("x", "'").is_err());
-    assert!(evidence::parse_accuracy_report("x", "'a':").is_err());
-    assert!(evidence::parse_summary_log("x", "Scenario : Server\nMode : x\nResult is : VALID\nCompleted tokens per second : 1\n99.00 percentile first token latency (ns) : -1\n").is_err());
+    assert!(half_unit_of_last_digit("1.5e-2147483648") >= 0.0);
+    assert!(parse_accuracy_report("x", "'", facts()).is_err());
+    assert!(parse_accuracy_report("x", "'a':", facts()).is_err());
+    assert!(parse_summary_log("x", "Scenario : Server\nMode : x\nResult is : VALID\nCompleted tokens per second : 1\n99.00 percentile first token latency (ns) : -1\n").is_err());
     load_and_analyse(b"", b"");
     load_and_analyse(&base("summary.csv"), b"{}");
     load_and_analyse(b"\xEF\xBB\xBF", b"\xEF\xBB\xBF");

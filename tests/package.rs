@@ -104,7 +104,7 @@ fn provenance_records_every_input_with_hashes_from_the_bytes() {
     let (_tmp, out) = built();
     let p: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("provenance.json")).unwrap()).unwrap();
-    let manifest = scenario_ratios::inputs::InputManifest::committed().unwrap();
+    let manifest = common::project().manifest;
     let inputs = p["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), manifest.inputs.len());
     for (entry, pin) in inputs.iter().zip(&manifest.inputs) {

@@ -26,6 +26,11 @@ pub fn mirror() -> PathBuf {
     m
 }
 
+/// The project as the build loads it from the repository.
+pub fn project() -> scenario_ratios::project::Project {
+    scenario_ratios::project::Project::load(&root()).unwrap()
+}
+
 pub fn fixture(case: &str) -> PathBuf {
     root().join("tests/fixtures").join(case)
 }
@@ -83,21 +88,46 @@ pub fn fixture_manifest(case: &str, dir: &Path) -> PathBuf {
     manifest_for(&csv, &json, dir)
 }
 
-/// Lays out a summary pair as a mirror under `dir/mirror` and writes `dir/inputs.json` pinning it.
+/// The hand-made VALID LoadGen log of the fixtures' B300 deepseek-r1 Server row (ID 1, 850.0).
+pub const FIXTURE_SERVER_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 850.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1500000000\n99.00 percentile time to output token (ns) : 70000000\n";
+/// Where that log sits in a copy of the v6.1 results tree.
+pub const FIXTURE_SERVER_LOG_PATH: &str =
+    "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt";
+
+/// Lays out a summary pair (and the hand-made Server log) as a mirror under `dir/mirror` and
+/// writes `dir/inputs.json` pinning them.
 pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
-    let repo = "example/fixtures";
     let commit = "0123456789abcdef0123456789abcdef01234567";
     let mut inputs = Vec::new();
-    for (name, kind, bytes) in [
-        ("summary.csv", "summary-csv", csv),
-        ("summary.json", "summary-json", json),
+    for (name, kind, repo, path, bytes) in [
+        (
+            "summary.csv",
+            "summary-csv",
+            "example/fixtures",
+            "summary.csv",
+            csv,
+        ),
+        (
+            "summary.json",
+            "summary-json",
+            "example/fixtures",
+            "summary.json",
+            json,
+        ),
+        (
+            "hand-made server log",
+            "loadgen-summary",
+            "example/inference_results_v6.1",
+            FIXTURE_SERVER_LOG_PATH,
+            FIXTURE_SERVER_LOG.as_bytes(),
+        ),
     ] {
-        let target = dir.join("mirror").join(repo).join(name);
+        let target = dir.join("mirror").join(repo).join(path);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::write(&target, bytes).unwrap();
         inputs.push(serde_json::json!({
-            "name": name, "kind": kind, "repository": repo, "commit": commit, "path": name,
-            "url": format!("https://example.org/{repo}/{commit}/{name}"),
+            "name": name, "kind": kind, "repository": repo, "commit": commit, "path": path,
+            "url": format!("https://example.org/{repo}/{commit}/{path}"),
             "size": bytes.len(),
             "sha256": HexDigest::sha256(bytes).as_str(),
             "git_blob_sha1": HexDigest::git_blob_sha1(bytes).as_str(),
@@ -112,6 +142,25 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
     let path = dir.join("inputs.json");
     std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
     path
+}
+
+/// A copy of the project's own files (what a build reads and bundles) under `dir/project`.
+pub fn project_copy(dir: &Path) -> PathBuf {
+    let to = dir.join("project");
+    for top in scenario_ratios::layout::SOURCE_PATHS {
+        let from = root().join(top);
+        for e in walkdir::WalkDir::new(&from) {
+            let e = e.unwrap();
+            let target = to.join(e.path().strip_prefix(root()).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&target).unwrap();
+            } else {
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::copy(e.path(), &target).unwrap();
+            }
+        }
+    }
+    to
 }
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 serving `<owner>/<repo>/<commit>/<path>` from a mirror
@@ -200,23 +249,41 @@ pub fn verified(
 /// The inputs of fixture `case`: its two summaries, plus a hand-made VALID Server log for the
 /// B300 deepseek-r1 Server row (so the evidence section has a log to cite).
 pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
-    use scenario_ratios::inputs::{InputKind, InputManifest, Inputs};
+    use scenario_ratios::inputs::InputKind;
     let dir = fixture(case);
-    let log = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 850.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1500000000\n99.00 percentile time to output token (ns) : 70000000\n";
-    Inputs {
-        manifest: InputManifest::committed().unwrap(),
-        files: vec![
-            verified("summary.csv", InputKind::SummaryCsv, "example/inference_results_v6.1", "summary.csv", &std::fs::read(dir.join("summary.csv")).unwrap()),
-            verified("summary.json", InputKind::SummaryJson, "example/inference_results_v6.1", "summary.json", &std::fs::read(dir.join("summary.json")).unwrap()),
-            verified(
-                "hand-made server log",
-                InputKind::LoadgenSummary,
-                "example/inference_results_v6.1",
-                "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt",
-                log.as_bytes(),
-            ),
-        ],
-    }
+    let files = vec![
+        verified(
+            "summary.csv",
+            InputKind::SummaryCsv,
+            "example/inference_results_v6.1",
+            "summary.csv",
+            &std::fs::read(dir.join("summary.csv")).unwrap(),
+        ),
+        verified(
+            "summary.json",
+            InputKind::SummaryJson,
+            "example/inference_results_v6.1",
+            "summary.json",
+            &std::fs::read(dir.join("summary.json")).unwrap(),
+        ),
+        verified(
+            "hand-made server log",
+            InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
+            FIXTURE_SERVER_LOG_PATH,
+            FIXTURE_SERVER_LOG.as_bytes(),
+        ),
+    ];
+    inputs_of(files)
+}
+
+/// Inputs whose manifest pins exactly `files`.
+pub fn inputs_of(
+    files: Vec<scenario_ratios::inputs::VerifiedInput>,
+) -> scenario_ratios::inputs::Inputs {
+    let mut manifest = project().manifest;
+    manifest.inputs = files.iter().map(|f| f.pin.clone()).collect();
+    scenario_ratios::inputs::Inputs { manifest, files }
 }
 
 /// Runs `scenario-ratios build` from the project folder against the real mirror, offline, with the

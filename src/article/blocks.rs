@@ -1,0 +1,260 @@
+//! The HTML blocks the prose places with `{{block:name}}`: the two figures with their data
+//! tables, the scope walk-through, the evidence checks, all pairs and the pinned inputs, each
+//! rendered from its template in `templates/blocks/`.
+
+use std::collections::BTreeSet;
+
+use askama::Template;
+
+use super::prose::Blocks;
+use super::{pair_of, template, ArticleData};
+use crate::analysis::{Pair, Step};
+use crate::error::Result;
+use crate::evidence::{Check, CheckKind, Status};
+use crate::figure::Svg;
+use crate::format::{grouped, percent, points, short_commit, tokens};
+use crate::inputs::PinnedInput;
+
+/// A highlight row of figure 1's data table.
+pub struct HighlightRow {
+    pub label: String,
+    pub offline: String,
+    pub server: String,
+    pub ratio: String,
+    pub ids: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/figure-highlights.html")]
+struct FigureHighlightsBlock<'a> {
+    svg: &'a str,
+    rows: Vec<HighlightRow>,
+    span: String,
+}
+
+pub struct BenchmarkRow {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub min: String,
+    pub median: String,
+    pub max: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/figure-pairs.html")]
+struct FigurePairsBlock<'a> {
+    svg: &'a str,
+    rows: Vec<BenchmarkRow>,
+    pairs: usize,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/steps.html")]
+struct StepsBlock<'a> {
+    steps: &'a [Step],
+}
+
+/// One highlighted row of the checks table.
+pub struct CheckRow<'a> {
+    pub row: String,
+    pub highlight: &'a str,
+    pub scenario: &'a str,
+    pub valid: String,
+    pub throughput: String,
+    pub ttft: String,
+    pub tpot: String,
+    pub accuracy: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/checks.html")]
+struct ChecksBlock<'a> {
+    rows: Vec<CheckRow<'a>>,
+    items: &'a [Check],
+}
+
+pub struct PairRow<'a> {
+    pub pair: &'a Pair,
+    pub offline: String,
+    pub server: String,
+    pub ratio: String,
+    pub highlighted: bool,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/pairs.html")]
+struct PairsBlock<'a> {
+    rows: Vec<PairRow<'a>>,
+}
+
+pub struct InputRow<'a> {
+    pub pin: &'a PinnedInput,
+    pub commit: String,
+    pub size: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/inputs.html")]
+struct InputsBlock<'a> {
+    rows: Vec<InputRow<'a>>,
+}
+
+/// The compact form of some checks: each check's key numbers with its outcome.
+fn status_mark(items: &[&Check]) -> String {
+    if items.is_empty() {
+        return "–".into();
+    }
+    items
+        .iter()
+        .map(|c| match c.status {
+            Status::Pass => format!("✓ {}", c.short),
+            Status::Fail => format!("✗ FAIL {}", c.short),
+            Status::NotChecked => format!("○ not checked: {}", c.short),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Every block the prose may place.
+pub fn blocks(data: &ArticleData<'_>, highlights_svg: &Svg, pairs_svg: &Svg) -> Result<Blocks> {
+    let a = data.analysis;
+    let mut b = Blocks::new();
+    let rows = data
+        .highlights
+        .highlights
+        .iter()
+        .map(|h| {
+            let p = pair_of(a, h)?;
+            Ok(HighlightRow {
+                label: h.label.clone(),
+                offline: tokens(p.offline),
+                server: tokens(p.server),
+                ratio: percent(h.ratio),
+                ids: format!("{} / {}", p.offline_id, p.server_id),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    b.insert(
+        "figure-highlights".into(),
+        template(
+            &FigureHighlightsBlock {
+                svg: &highlights_svg.0,
+                rows,
+                span: points(data.highlights.span_pp),
+            },
+            "blocks/figure-highlights.html",
+        )?,
+    );
+    let stats = &a.benchmarks;
+    b.insert(
+        "figure-pairs".into(),
+        template(
+            &FigurePairsBlock {
+                svg: &pairs_svg.0,
+                rows: stats
+                    .iter()
+                    .map(|s| BenchmarkRow {
+                        benchmark: s.benchmark.clone(),
+                        pairs: s.pairs,
+                        min: percent(s.min),
+                        median: percent(s.median),
+                        max: percent(s.max),
+                    })
+                    .collect(),
+                pairs: a.pairs.len(),
+            },
+            "blocks/figure-pairs.html",
+        )?,
+    );
+    b.insert(
+        "steps".into(),
+        template(&StepsBlock { steps: &a.steps }, "blocks/steps.html")?,
+    );
+
+    let mut check_rows = Vec::new();
+    let mut seen = BTreeSet::new();
+    for item in &data.checks.items {
+        if !seen.insert(item.row) {
+            continue;
+        }
+        let of_row: Vec<&Check> = data
+            .checks
+            .items
+            .iter()
+            .filter(|c| c.row == item.row)
+            .collect();
+        let of_kind = |k: CheckKind| -> Vec<&Check> {
+            of_row.iter().copied().filter(|c| c.kind == k).collect()
+        };
+        let acc: Vec<&Check> = of_row
+            .iter()
+            .copied()
+            .filter(|c| c.kind.is_accuracy())
+            .collect();
+        check_rows.push(CheckRow {
+            row: item.row.to_string(),
+            highlight: &item.highlight,
+            scenario: item.scenario.as_str(),
+            valid: status_mark(&of_kind(CheckKind::ResultValid)),
+            throughput: status_mark(&of_kind(CheckKind::Throughput)),
+            ttft: status_mark(&of_kind(CheckKind::P99Ttft)),
+            tpot: status_mark(&of_kind(CheckKind::P99Tpot)),
+            accuracy: status_mark(&acc),
+        });
+    }
+    b.insert(
+        "checks".into(),
+        template(
+            &ChecksBlock {
+                rows: check_rows,
+                items: &data.checks.items,
+            },
+            "blocks/checks.html",
+        )?,
+    );
+
+    let highlighted: BTreeSet<_> = data
+        .highlights
+        .highlights
+        .iter()
+        .map(|h| h.offline_id)
+        .collect();
+    b.insert(
+        "pairs".into(),
+        template(
+            &PairsBlock {
+                rows: a
+                    .pairs
+                    .iter()
+                    .map(|p| PairRow {
+                        pair: p,
+                        offline: tokens(p.offline),
+                        server: tokens(p.server),
+                        ratio: percent(p.ratio),
+                        highlighted: highlighted.contains(&p.offline_id),
+                    })
+                    .collect(),
+            },
+            "blocks/pairs.html",
+        )?,
+    );
+    b.insert(
+        "inputs".into(),
+        template(
+            &InputsBlock {
+                rows: data
+                    .manifest
+                    .inputs
+                    .iter()
+                    .map(|pin| InputRow {
+                        pin,
+                        commit: short_commit(&pin.commit),
+                        size: grouped(pin.size as f64, 0),
+                    })
+                    .collect(),
+            },
+            "blocks/inputs.html",
+        )?,
+    );
+    Ok(b)
+}

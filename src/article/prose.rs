@@ -1,0 +1,270 @@
+//! The prose: Markdown with named placeholders, rendered by pulldown-cmark.
+//!
+//! `{{name}}` inside text is replaced by the escaped value, wrapped in
+//! `<span data-value="name">` so the build's own checks can find each rendered value;
+//! inside code and link destinations the value is inserted bare. `{{block:name}}` standing alone
+//! as a paragraph is replaced by an HTML block. A name the results do not provide fails the build
+//! with its name (and the reason, where the data cannot provide it); so does a highlight that
+//! `content/article.json` declares and the prose never uses. The prose may leave out any other
+//! value or block, so a writer can delete a section without touching code.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
+
+use super::values::Values;
+use crate::config::CONFIG_PATH;
+use crate::error::{Error, Result};
+use crate::project::PROSE_PATH;
+
+/// HTML of the block placeholders, by name.
+pub type Blocks = BTreeMap<String, String>;
+
+fn err(message: impl Into<String>) -> Error {
+    Error::Config {
+        file: PROSE_PATH.into(),
+        message: message.into(),
+    }
+}
+
+fn near(s: &str) -> String {
+    crate::format::excerpt(s, 30)
+}
+
+/// One piece of a text after substitution.
+enum Piece<'a> {
+    Text(&'a str),
+    Value { name: String, value: String },
+}
+
+/// Splits `text` at its placeholders, looking each one up; records the names used.
+fn substitute<'a>(
+    text: &'a str,
+    values: &Values,
+    used: &mut BTreeSet<String>,
+) -> Result<Vec<Piece<'a>>> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        pieces.push(Piece::Text(&rest[..start]));
+        let after = &rest[start + 2..];
+        let end = after.find("}}").ok_or_else(|| {
+            err(format!(
+                "unclosed placeholder near {:?}",
+                near(&rest[start..])
+            ))
+        })?;
+        let name = after[..end].trim();
+        if name.starts_with("block:") {
+            return Err(err(format!(
+                "placeholder {{{{{name}}}}} must stand alone in its own paragraph"
+            )));
+        }
+        let value = values.get(name).ok_or_else(|| unknown(name, values))?;
+        used.insert(name.to_string());
+        pieces.push(Piece::Value {
+            name: name.to_string(),
+            value: value.to_string(),
+        });
+        rest = &after[end + 2..];
+    }
+    pieces.push(Piece::Text(rest));
+    Ok(pieces)
+}
+
+fn unknown(name: &str, values: &Values) -> Error {
+    let family = name.rsplit_once('.').map(|(f, _)| format!("{f}.*"));
+    let why = values
+        .unavailable
+        .get(name)
+        .or_else(|| family.and_then(|f| values.unavailable.get(&f)));
+    match why {
+        Some(why) => err(format!(
+            "placeholder {{{{{}}}}} has no value here: {why}",
+            near(name)
+        )),
+        None => err(format!(
+            "unknown placeholder {{{{{}}}}}: the results provide no such value",
+            near(name)
+        )),
+    }
+}
+
+/// Substitutes into a text that cannot hold markup (code, a link destination).
+fn substitute_bare(text: &str, values: &Values, used: &mut BTreeSet<String>) -> Result<String> {
+    Ok(substitute(text, values, used)?
+        .into_iter()
+        .map(|p| match p {
+            Piece::Text(t) => t.to_string(),
+            Piece::Value { value, .. } => value,
+        })
+        .collect())
+}
+
+/// Renders the prose to HTML. `highlights` are the ids `content/article.json` declares; each must
+/// be used (any `hl.<id>.` value counts).
+pub fn render_prose(
+    markdown: &str,
+    values: &Values,
+    blocks: &Blocks,
+    highlights: &[String],
+) -> Result<String> {
+    let mut used = BTreeSet::new();
+    let parser = TextMergeStream::new(Parser::new_ext(
+        markdown,
+        Options::ENABLE_TABLES | Options::ENABLE_HEADING_ATTRIBUTES,
+    ));
+    let events: Vec<Event> = parser.collect();
+    let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    let mut i = 0;
+    while i < events.len() {
+        // A paragraph holding only `{{block:name}}` becomes the block's HTML.
+        if let (
+            Event::Start(Tag::Paragraph),
+            Some(Event::Text(t)),
+            Some(Event::End(TagEnd::Paragraph)),
+        ) = (&events[i], events.get(i + 1), events.get(i + 2))
+        {
+            if let Some(name) = t
+                .trim()
+                .strip_prefix("{{")
+                .and_then(|s| s.strip_suffix("}}"))
+                .map(str::trim)
+                .and_then(|s| s.strip_prefix("block:"))
+            {
+                let html = blocks
+                    .get(name)
+                    .ok_or_else(|| err(format!("unknown block {{{{block:{}}}}}", near(name))))?;
+                out.push(Event::Html(CowStr::from(html.clone())));
+                i += 3;
+                continue;
+            }
+        }
+        match &events[i] {
+            Event::Text(t) => {
+                for piece in substitute(t, values, &mut used)? {
+                    match piece {
+                        Piece::Text("") => {}
+                        Piece::Text(t) => out.push(Event::Text(t.to_string().into())),
+                        Piece::Value { name, value } => {
+                            out.push(Event::InlineHtml(
+                                format!(
+                                    "<span data-value=\"{}\">",
+                                    crate::format::html_escape(&name)
+                                )
+                                .into(),
+                            ));
+                            out.push(Event::Text(value.into()));
+                            out.push(Event::InlineHtml("</span>".into()));
+                        }
+                    }
+                }
+            }
+            Event::Code(t) => out.push(Event::Code(substitute_bare(t, values, &mut used)?.into())),
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => out.push(Event::Start(Tag::Link {
+                link_type: *link_type,
+                dest_url: substitute_bare(dest_url, values, &mut used)?.into(),
+                title: title.clone(),
+                id: id.clone(),
+            })),
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    let unused: Vec<String> = highlights
+        .iter()
+        .filter(|id| {
+            let prefix = format!("hl.{id}.");
+            !used.iter().any(|u| u.starts_with(&prefix))
+        })
+        .map(|id| format!("{{{{hl.{id}.*}}}}"))
+        .collect();
+    if !unused.is_empty() {
+        return Err(Error::Config {
+            file: CONFIG_PATH.into(),
+            message: format!(
+                "highlights declared here but not used by {PROSE_PATH}: {}",
+                unused.join(", ")
+            ),
+        });
+    }
+    let mut html = String::with_capacity(markdown.len() * 2);
+    pulldown_cmark::html::push_html(&mut html, out.into_iter());
+    Ok(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(pairs: &[(&str, &str)]) -> Values {
+        let mut v = Values::default();
+        for (k, val) in pairs {
+            v.values.insert(k.to_string(), val.to_string());
+        }
+        v
+    }
+
+    #[test]
+    fn values_are_escaped_and_marked_and_blocks_inserted_raw() {
+        let v = vals(&[("org", "<script>alert(1)</script>")]);
+        let b: Blocks = [("fig".to_string(), "<figure>x</figure>".to_string())].into();
+        let html = render_prose("Org {{org}}.\n\n{{block:fig}}\n", &v, &b, &[]).unwrap();
+        assert!(
+            html.contains(
+                "Org <span data-value=\"org\">&lt;script&gt;alert(1)&lt;/script&gt;</span>."
+            ),
+            "{html}"
+        );
+        assert!(html.contains("<figure>x</figure>"));
+        assert!(!html.contains("<script>"));
+    }
+
+    #[test]
+    fn unknown_placeholders_and_unused_highlights_fail_with_their_names() {
+        let mut v = vals(&[("a", "1"), ("hl.x.r", "1"), ("hl.y.r", "2")]);
+        v.unavailable.insert("logs".into(), "no log".into());
+        let e = render_prose("{{a}} {{zzz}}", &v, &Blocks::new(), &[]).unwrap_err();
+        assert!(e.to_string().contains("unknown placeholder {{zzz}}"), "{e}");
+        let e = render_prose("{{logs}}", &v, &Blocks::new(), &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("{{logs}} has no value here: no log"),
+            "{e}"
+        );
+        // Values and blocks may go unused; declared highlights may not.
+        let ids = ["x".to_string(), "y".to_string()];
+        assert!(render_prose("{{hl.x.r}} {{hl.y.r}}", &v, &Blocks::new(), &ids).is_ok());
+        let e = render_prose("{{hl.x.r}}", &v, &Blocks::new(), &ids).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("not used by content/article.md: {{hl.y.*}}"),
+            "{e}"
+        );
+        let e = render_prose("{{a}} {{block:x}}", &v, &Blocks::new(), &[]).unwrap_err();
+        assert!(e.to_string().contains("must stand alone"), "{e}");
+        let e = render_prose("{{a}} {{b", &v, &Blocks::new(), &[]).unwrap_err();
+        assert!(e.to_string().contains("unclosed placeholder"), "{e}");
+        let e = render_prose("{{block:nope}}", &v, &Blocks::new(), &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown block {{block:nope}}"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn placeholders_work_in_links_code_and_emphasis() {
+        let v = vals(&[("url", "https://e.org/?a=1&b=2"), ("c", "abc"), ("n", "12")]);
+        let html = render_prose("[x]({{url}}) `{{c}}` *{{n}}*", &v, &Blocks::new(), &[]).unwrap();
+        assert!(
+            html.contains("href=\"https://e.org/?a=1&amp;b=2\""),
+            "{html}"
+        );
+        assert!(html.contains("<code>abc</code>"));
+        assert!(html.contains("<em><span data-value=\"n\">12</span></em>"));
+    }
+}

@@ -1,0 +1,229 @@
+//! The values the prose may use: a catalogue computed from the results. Each value is plain text
+//! (escaped when inserted). A name the data cannot provide is recorded with the reason, so a
+//! placeholder that asks for it fails with that reason. Reader-facing sentences whose wording
+//! depends on the data are rendered from `templates/text/`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use askama::Template;
+
+use super::{template, ArticleData};
+use crate::analysis::Unmatched;
+use crate::evidence::{round_sig, Check, Checks, Status};
+use crate::format::{percent, points, short_commit, tokens};
+use crate::inputs::InputKind;
+
+/// Inline values by name, and the names the data could not provide, with the reason.
+#[derive(Debug, Default, Clone)]
+pub struct Values {
+    pub values: BTreeMap<String, String>,
+    pub unavailable: BTreeMap<String, String>,
+}
+
+impl Values {
+    fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.values.insert(name.into(), value.into());
+    }
+
+    fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
+        self.unavailable.insert(name.into(), why.into());
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "text/unmatched.txt")]
+struct UnmatchedSentence<'a> {
+    unmatched: &'a [Unmatched],
+    key_fields: usize,
+}
+
+#[derive(Template)]
+#[template(path = "text/checks-verdict.txt")]
+struct ChecksVerdict<'a> {
+    checks: &'a Checks,
+    failed: Vec<&'a Check>,
+}
+
+/// Every value the results provide.
+pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
+    let a = data.analysis;
+    let c = &a.counts;
+    let mut v = Values::default();
+    v.put("rows", c.rows.to_string());
+    v.put("closed", c.closed.to_string());
+    v.put("open", c.open.to_string());
+    v.put("eligible", c.eligible.to_string());
+    v.put("pairs", c.pairs.to_string());
+    v.put("over_100", c.over_100.to_string());
+    v.put("unmatched", c.unmatched.to_string());
+    v.put("key_fields", a.key_fields.len().to_string());
+    v.put(
+        "unmatched_sentence",
+        template(
+            &UnmatchedSentence {
+                unmatched: &a.unmatched,
+                key_fields: a.key_fields.len(),
+            },
+            "text/unmatched.txt",
+        )?,
+    );
+    v.put("span_pp", points(data.highlights.span_pp));
+
+    let ratios = a.pairs.iter().map(|p| p.ratio);
+    match (
+        ratios.clone().min_by(|x, y| x.0.total_cmp(&y.0)),
+        ratios.max_by(|x, y| x.0.total_cmp(&y.0)),
+    ) {
+        (Some(min), Some(max)) => {
+            v.put("all_min", percent(min));
+            v.put("all_max", percent(max));
+        }
+        _ => {
+            for name in ["all_min", "all_max"] {
+                v.missing(name, "no pair was matched");
+            }
+        }
+    }
+    match (a.benchmarks.first(), a.benchmarks.last()) {
+        (Some(low), Some(high)) => {
+            v.put("median_low", percent(low.median));
+            v.put("median_low_benchmark", low.benchmark.clone());
+            v.put("median_high", percent(high.median));
+            v.put("median_high_benchmark", high.benchmark.clone());
+        }
+        _ => {
+            for name in [
+                "median_low",
+                "median_low_benchmark",
+                "median_high",
+                "median_high_benchmark",
+            ] {
+                v.missing(name, "no pair was matched");
+            }
+        }
+    }
+
+    for h in &data.highlights.highlights {
+        let key = |f: &str| format!("hl.{}.{f}", h.id);
+        let Some(p) = a.pair(h.offline_id) else {
+            continue;
+        };
+        v.put(key("label"), h.label.clone());
+        v.put(key("ratio"), percent(h.ratio));
+        v.put(key("loss"), format!("{:.2} %", 100.0 - h.ratio.percent()));
+        v.put(key("offline"), tokens(p.offline));
+        v.put(key("server"), tokens(p.server));
+        v.put(key("offline_id"), p.offline_id.to_string());
+        v.put(key("server_id"), p.server_id.to_string());
+        v.put(key("model"), p.model.clone());
+        v.put(key("system"), p.system_name.clone());
+        // The checker's bounds for this highlight's benchmark, by metric name.
+        let pct = |m: Option<f64>| format!("{} %", round_sig(m.unwrap_or(1.0) * 100.0, 6));
+        match data.facts.models.get(&p.benchmark) {
+            None => v.missing(
+                key("target.*"),
+                format!("the checker facts hold no bounds for {}", p.benchmark),
+            ),
+            Some(mf) => {
+                for b in &mf.accuracy_targets {
+                    v.put(key(&format!("target.{}", b.metric)), round_sig(b.value, 6));
+                    v.put(
+                        key(&format!("reference.{}", b.metric)),
+                        round_sig(b.reference, 10),
+                    );
+                    v.put(key(&format!("multiplier.{}", b.metric)), pct(b.multiplier));
+                }
+                for b in &mf.accuracy_upper_limits {
+                    v.put(key(&format!("upper.{}", b.metric)), pct(b.multiplier));
+                    v.put(
+                        key(&format!("upper_value.{}", b.metric)),
+                        round_sig(b.value, 6),
+                    );
+                }
+            }
+        }
+    }
+
+    let checked_rows: BTreeSet<_> = data.checks.items.iter().map(|c| c.row).collect();
+    v.put("checked_rows", checked_rows.len().to_string());
+    v.put(
+        "checks_verdict",
+        template(
+            &ChecksVerdict {
+                checks: data.checks,
+                failed: data
+                    .checks
+                    .items
+                    .iter()
+                    .filter(|i| i.status == Status::Fail)
+                    .collect(),
+            },
+            "text/checks-verdict.txt",
+        )?,
+    );
+    let src = &data.facts.source;
+    v.put(
+        "checker_source",
+        format!(
+            "{} at commit {}, {}",
+            src.repository,
+            short_commit(&src.commit),
+            src.path
+        ),
+    );
+
+    match (
+        data.manifest.single(InputKind::SummaryCsv),
+        data.manifest.single(InputKind::SummaryJson),
+    ) {
+        (Ok(csv), Ok(json)) => {
+            v.put(
+                "csv_url",
+                format!(
+                    "https://github.com/{}/blob/{}/{}",
+                    csv.repository, csv.commit, csv.path
+                ),
+            );
+            v.put("csv_repository", csv.repository.clone());
+            v.put("csv_commit", short_commit(&csv.commit));
+            v.put("json_commit", short_commit(&json.commit));
+        }
+        _ => {
+            for name in ["csv_url", "csv_repository", "csv_commit", "json_commit"] {
+                v.missing(
+                    name,
+                    "the manifest pins no single summary.csv and summary.json",
+                );
+            }
+        }
+    }
+    // The logs behind the checks: the inputs the checks cite as evidence.
+    let cited: BTreeSet<&str> = data
+        .checks
+        .items
+        .iter()
+        .flat_map(|c| c.evidence.iter().map(String::as_str))
+        .collect();
+    match data
+        .manifest
+        .of_kind(InputKind::LoadgenSummary)
+        .find(|p| cited.contains(p.name.as_str()))
+    {
+        Some(log) => {
+            v.put("logs_repository", log.repository.clone());
+            v.put("logs_commit", short_commit(&log.commit));
+        }
+        None => {
+            for name in ["logs_repository", "logs_commit"] {
+                v.missing(name, "no check used a pinned LoadGen log");
+            }
+        }
+    }
+    v.put("input_count", data.manifest.inputs.len().to_string());
+    v.put("tool", data.tool.to_string());
+    Ok(v)
+}

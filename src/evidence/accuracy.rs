@@ -1,0 +1,141 @@
+//! Accuracy as the pinned files state it: `accuracy.txt` (a Python dict, or one `'name': value`
+//! pair per line, with the `hash=` line the checker requires) and the summary's Accuracy field
+//! (`NAME: value  NAME: value`). Metric keys are mapped to the checker's names by the facts file.
+
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
+use crate::evidence::facts::CheckerFacts;
+use crate::evidence::loadgen::{refuse_controls, Printed};
+
+/// Metrics printed by `accuracy.txt` as `'key': number`, under the checker's names where the
+/// facts know the key.
+pub fn parse_accuracy_report(
+    file: &str,
+    text: &str,
+    facts: &CheckerFacts,
+) -> Result<BTreeMap<String, Printed>> {
+    refuse_controls(file, text)?;
+    let mut metrics = BTreeMap::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('\'') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('\'') else { break };
+        let key = &after[..end];
+        let tail = &after[end + 1..];
+        rest = tail;
+        let Some(value) = tail.trim_start().strip_prefix(':') else {
+            continue;
+        };
+        let number: String = value
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
+            .collect();
+        if let Ok(v) = number.parse::<f64>() {
+            if v.is_finite() {
+                let name = facts.metric_of_report_key(key).unwrap_or(key);
+                metrics.entry(name.to_string()).or_insert(Printed {
+                    text: number,
+                    value: v,
+                });
+            }
+        }
+    }
+    if metrics.is_empty() {
+        return Err(Error::parse(
+            file,
+            "whole file",
+            "no `'metric': value` pairs found",
+        ));
+    }
+    if !text.lines().any(|l| l.trim_start().starts_with("hash=")) {
+        return Err(Error::parse(
+            file,
+            "whole file",
+            "missing the `hash=` line the checker requires",
+        ));
+    }
+    Ok(metrics)
+}
+
+/// Metrics of the summary's Accuracy field, written `NAME: value  NAME: value`.
+pub fn parse_accuracy_field(text: &str) -> BTreeMap<String, Printed> {
+    let mut metrics = BTreeMap::new();
+    let mut tokens = text.split_whitespace();
+    while let Some(tok) = tokens.next() {
+        let Some(name) = tok.strip_suffix(':') else {
+            continue;
+        };
+        if let Some(value) = tokens.next() {
+            if let Ok(v) = value.parse::<f64>() {
+                metrics.insert(
+                    name.to_string(),
+                    Printed {
+                        text: value.to_string(),
+                        value: v,
+                    },
+                );
+            }
+        }
+    }
+    metrics
+}
+
+/// Half a unit of the last digit `text` prints (trailing fractional zeros do not count).
+pub fn half_unit_of_last_digit(text: &str) -> f64 {
+    let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+    let exponent: i32 = text
+        .split_once(['e', 'E'])
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    let decimals = mantissa
+        .split_once('.')
+        .map_or(0, |(_, frac)| frac.trim_end_matches('0').len() as i32);
+    0.5 * 10f64.powi(exponent.saturating_sub(decimals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> CheckerFacts {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(super::super::facts::FACTS_PATH),
+        )
+        .unwrap();
+        CheckerFacts::parse("facts", &text).unwrap()
+    }
+
+    #[test]
+    fn accuracy_reports_in_both_shapes_are_read() {
+        let f = facts();
+        let dict =
+            "Results\n\n{'rouge1': 44.8, 'rougeL': 29.2, 'tokens_per_sample': 272.7}\n\nhash=ab\n";
+        let m = parse_accuracy_report("a.txt", dict, &f).unwrap();
+        assert_eq!(m["ROUGE1"].value, 44.8);
+        assert_eq!(m["ROUGEL"].text, "29.2");
+        assert_eq!(m["TOKENS_PER_SAMPLE"].value, 272.7);
+        let lines = "Printing:\n\n'exact_match': 83.702\n\nhash=cd\n";
+        assert_eq!(
+            parse_accuracy_report("a.txt", lines, &f).unwrap()["exact_match"].value,
+            83.702
+        );
+        assert!(parse_accuracy_report("a.txt", "'exact_match': 1.0\n", &f).is_err());
+    }
+
+    #[test]
+    fn accuracy_field_pairs_are_read() {
+        let m = parse_accuracy_field("ROUGE1: 44.7951  ROUGE2: 22.3759  TOKENS_PER_SAMPLE: 272.8");
+        assert_eq!(m.len(), 3);
+        assert_eq!(m["ROUGE2"].value, 22.3759);
+    }
+
+    #[test]
+    fn half_unit_follows_the_printed_digits() {
+        assert_eq!(half_unit_of_last_digit("59867.8"), 0.05);
+        assert_eq!(half_unit_of_last_digit("100630.0"), 0.5);
+        assert_eq!(half_unit_of_last_digit("42"), 0.5);
+        assert_eq!(half_unit_of_last_digit("1.25e3"), 5.0);
+    }
+}

@@ -1,0 +1,275 @@
+//! The LoadGen summary log (`mlperf_log_summary.txt`): `key : value` lines in any order; unknown
+//! lines are ignored, a missing required line is an error naming the file and where it ends.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::summary::Scenario;
+
+/// Throughput of an Offline run, as the summary log names it.
+pub const OFFLINE_THROUGHPUT: &str = "Tokens per second";
+/// Throughput of a Server run (the rate of completed tokens).
+pub const SERVER_THROUGHPUT: &str = "Completed tokens per second";
+const P99_TTFT: &str = "99.00 percentile first token latency (ns)";
+const P99_TPOT: &str = "99.00 percentile time to output token (ns)";
+
+/// The throughput line the checker reads for a scenario.
+pub fn throughput_key(scenario: Scenario) -> &'static str {
+    match scenario {
+        Scenario::Offline => OFFLINE_THROUGHPUT,
+        Scenario::Server => SERVER_THROUGHPUT,
+    }
+}
+
+/// A number as a log prints it: the text and its value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Printed {
+    pub text: String,
+    pub value: f64,
+}
+
+/// LoadGen's verdict on a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Validity {
+    #[serde(rename = "VALID")]
+    Valid,
+    #[serde(rename = "INVALID")]
+    Invalid,
+}
+
+impl Validity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Validity::Valid => "VALID",
+            Validity::Invalid => "INVALID",
+        }
+    }
+}
+
+/// What a LoadGen summary log says about one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadgenLog {
+    /// Interactive runs report `Server`.
+    pub scenario: Scenario,
+    pub mode: String,
+    pub result: Validity,
+    /// `Tokens per second` (Offline) or `Completed tokens per second` (Server).
+    pub throughput: Printed,
+    pub p99_ttft_ns: Option<u64>,
+    pub p99_tpot_ns: Option<u64>,
+    /// The limits the log states it was run with.
+    pub ttft_limit_ns: Option<u64>,
+    pub tpot_limit_ns: Option<u64>,
+}
+
+/// A log or report with a control character (other than tab and line ends) is refused, naming
+/// the line: its values reach the article.
+pub(crate) fn refuse_controls(file: &str, text: &str) -> Result<()> {
+    for (i, line) in text.lines().enumerate() {
+        if let Some(c) = line
+            .chars()
+            .find(|&c| crate::summary::is_refused_control(c))
+        {
+            return Err(Error::parse(
+                file,
+                format!("line {}", i + 1),
+                format!("control character U+{:04X}; refused", c as u32),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn excerpt(s: &str) -> String {
+    crate::format::excerpt(s, 80)
+}
+
+fn parse_number(file: &str, line: usize, key: &str, text: &str) -> Result<Printed> {
+    let text = text.trim();
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() => Ok(Printed {
+            text: text.to_string(),
+            value,
+        }),
+        _ => Err(Error::parse(
+            file,
+            format!("line {line}"),
+            format!("`{key}`: expected a number, found {:?}", excerpt(text)),
+        )),
+    }
+}
+
+fn parse_ns(file: &str, line: usize, key: &str, text: &str) -> Result<u64> {
+    text.trim().parse::<u64>().map_err(|_| {
+        Error::parse(
+            file,
+            format!("line {line}"),
+            format!(
+                "`{key}`: expected whole nanoseconds, found {:?}",
+                excerpt(text.trim())
+            ),
+        )
+    })
+}
+
+/// Parses `mlperf_log_summary.txt`.
+pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
+    refuse_controls(file, text)?;
+    let mut found: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    let mut last_line = 0;
+    for (i, line) in text.lines().enumerate() {
+        last_line = i + 1;
+        let line = line.trim_end_matches('\r');
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        // The first occurrence wins (Server logs repeat the throughput under Additional Stats).
+        found.entry(key.trim()).or_insert((i + 1, value.trim()));
+    }
+    let missing = |key: &str| {
+        Error::parse(
+            file,
+            format!("line {last_line} (end of file)"),
+            format!("missing required line `{key} :`"),
+        )
+    };
+    let get = |key: &'static str| found.get(key).copied().ok_or_else(|| missing(key));
+    let (scenario_line, scenario_text) = get("Scenario")?;
+    let scenario = Scenario::parse(scenario_text).ok_or_else(|| {
+        Error::parse(
+            file,
+            format!("line {scenario_line}"),
+            format!(
+                "`Scenario`: expected Offline or Server, found {:?}",
+                excerpt(scenario_text)
+            ),
+        )
+    })?;
+    let (_, mode) = get("Mode")?;
+    let (result_line, result_text) = get("Result is")?;
+    let result = match result_text {
+        "VALID" => Validity::Valid,
+        "INVALID" => Validity::Invalid,
+        other => {
+            return Err(Error::parse(
+                file,
+                format!("line {result_line}"),
+                format!(
+                    "`Result is`: expected VALID or INVALID, found {:?}",
+                    excerpt(other)
+                ),
+            ))
+        }
+    };
+    let key = throughput_key(scenario);
+    let (tl, tv) = get(key)?;
+    let throughput = parse_number(file, tl, key, tv)?;
+    let ns = |key: &'static str| -> Result<Option<u64>> {
+        found
+            .get(key)
+            .map(|&(l, v)| parse_ns(file, l, key, v))
+            .transpose()
+    };
+    // p99 latencies are required of Server runs and absent from Offline runs.
+    let (p99_ttft_ns, p99_tpot_ns) = match scenario {
+        Scenario::Offline => (None, None),
+        Scenario::Server => (
+            Some(ns(P99_TTFT)?.ok_or_else(|| missing(P99_TTFT))?),
+            Some(ns(P99_TPOT)?.ok_or_else(|| missing(P99_TPOT))?),
+        ),
+    };
+    Ok(LoadgenLog {
+        scenario,
+        mode: mode.to_string(),
+        result,
+        throughput,
+        p99_ttft_ns,
+        p99_tpot_ns,
+        ttft_limit_ns: ns("ttft_latency (ns)")?,
+        tpot_limit_ns: ns("tpot_latency (ns)")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SERVER: &str = "\
+================================================
+MLPerf Results Summary
+================================================
+SUT name : Hand
+Scenario : Server
+Mode     : PerformanceOnly
+Completed samples per second    : 1.5
+Completed tokens per second: 1234.56
+Result is : VALID
+  Performance constraints satisfied : Yes
+  Min duration satisfied : Yes
+  Min queries satisfied : Yes
+  Early stopping satisfied: Yes
+99.00 percentile first token latency (ns)   : 1999999999
+99.00 percentile time to output token (ns)   : 80000000
+ttft_latency (ns): 2000000000
+tpot_latency (ns): 80000000
+";
+
+    #[test]
+    fn server_log_fields_are_read() {
+        let log = parse_summary_log("s.txt", SERVER).unwrap();
+        assert_eq!(log.scenario, Scenario::Server);
+        assert_eq!(log.result, Validity::Valid);
+        assert_eq!(log.throughput.text, "1234.56");
+        assert_eq!(log.p99_ttft_ns, Some(1_999_999_999));
+        assert_eq!(log.p99_tpot_ns, Some(80_000_000));
+        assert_eq!(log.tpot_limit_ns, Some(80_000_000));
+    }
+
+    #[test]
+    fn invalid_result_is_read_as_invalid() {
+        let log = parse_summary_log("s.txt", &SERVER.replace(": VALID", ": INVALID")).unwrap();
+        assert_eq!(log.result, Validity::Invalid);
+    }
+
+    #[test]
+    fn windows_line_endings_and_unknown_lines_change_nothing() {
+        let plain = parse_summary_log("s.txt", SERVER).unwrap();
+        let crlf = SERVER.replace('\n', "\r\n");
+        assert_eq!(parse_summary_log("s.txt", &crlf).unwrap(), plain);
+        let extra = SERVER.replace(
+            "Mode     :",
+            "Brand new stat : 42\nsome words without a colon\nMode     :",
+        );
+        assert_eq!(parse_summary_log("s.txt", &extra).unwrap(), plain);
+    }
+
+    #[test]
+    fn a_missing_throughput_line_names_file_and_line() {
+        let text = SERVER.replace("Completed tokens per second: 1234.56\n", "");
+        let err = parse_summary_log("logs/s.txt", &text)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "logs/s.txt: line 16 (end of file): missing required line `Completed tokens per second :`"
+        );
+    }
+
+    #[test]
+    fn a_garbled_number_or_scenario_names_its_line() {
+        let text = SERVER.replace("1234.56", "12x4");
+        let err = parse_summary_log("s.txt", &text).unwrap_err().to_string();
+        assert!(
+            err.starts_with("s.txt: line 8: `Completed tokens per second`"),
+            "{err}"
+        );
+        let text = SERVER.replace("Scenario : Server", "Scenario : SingleStream");
+        let err = parse_summary_log("s.txt", &text).unwrap_err().to_string();
+        assert!(err.starts_with("s.txt: line 5: `Scenario`"), "{err}");
+        let text = SERVER.replace("SUT name : Hand", "SUT name : Ha\u{7}nd");
+        let err = parse_summary_log("s.txt", &text).unwrap_err().to_string();
+        assert_eq!(err, "s.txt: line 4: control character U+0007; refused");
+    }
+}

@@ -1,0 +1,132 @@
+//! The project, loaded at run time from its root folder, as mdBook's `MDBook::load` and Zola's
+//! `Site::new` do: the prose (`content/article.md`), the page settings (`content/article.json`),
+//! the input manifest (`data/inputs.json`) and the checker facts
+//! (`sources/mlperf-checker-facts.json`). An edit to any of them is picked up by the next build of
+//! the same binary; only the Askama templates are compiled in.
+//!
+//! The root is the folder given with `--root`, else the nearest folder, upward from the current
+//! one, holding this project's `Cargo.toml` (the way cargo finds its manifest).
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::config::{ArticleConfig, CONFIG_PATH};
+use crate::error::{Error, Result};
+use crate::evidence::facts::{CheckerFacts, FACTS_PATH};
+use crate::inputs::{InputManifest, MANIFEST_PATH};
+
+/// Where the prose lives in the project.
+pub const PROSE_PATH: &str = "content/article.md";
+
+/// Largest project file read (the real ones are a few kB).
+const MAX_PROJECT_FILE: u64 = 4 << 20;
+
+/// Everything the build takes from the project folder.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub root: PathBuf,
+    pub prose: String,
+    pub config: ArticleConfig,
+    pub manifest: InputManifest,
+    pub facts: CheckerFacts,
+}
+
+impl Project {
+    /// Loads the project at `root`. Each file's errors name it.
+    pub fn load(root: &Path) -> Result<Project> {
+        check_is_project(root)?;
+        Ok(Project {
+            root: root.to_path_buf(),
+            prose: read_text(root, PROSE_PATH)?,
+            config: ArticleConfig::parse(CONFIG_PATH, &read_text(root, CONFIG_PATH)?)?,
+            manifest: InputManifest::parse(MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
+            facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,
+        })
+    }
+
+    /// The files a build reads from the project, relative to the root (what `serve` watches).
+    pub const WATCHED: &'static [&'static str] = &["content", MANIFEST_PATH, "sources"];
+}
+
+/// Reads a project file as UTF-8, with a size cap; errors name the file relative to the root.
+pub fn read_text(root: &Path, rel: &str) -> Result<String> {
+    let path = root.join(rel);
+    let file = fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_PROJECT_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(&path, e))?;
+    if bytes.len() as u64 > MAX_PROJECT_FILE {
+        return Err(Error::Config {
+            file: rel.into(),
+            message: format!("larger than {MAX_PROJECT_FILE} bytes"),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| Error::Config {
+        file: rel.into(),
+        message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+    })
+}
+
+/// True when `dir/Cargo.toml` declares this package.
+fn is_project(dir: &Path) -> bool {
+    fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|t| {
+        t.lines()
+            .map(str::trim)
+            .any(|l| l == concat!("name = \"", env!("CARGO_PKG_NAME"), "\""))
+    })
+}
+
+fn check_is_project(root: &Path) -> Result<()> {
+    if is_project(root) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            root.display().to_string(),
+            concat!(
+                "is not the ",
+                env!("CARGO_PKG_NAME"),
+                " project (no Cargo.toml naming it); run from the project folder or give --root"
+            ),
+        ))
+    }
+}
+
+/// The project root: the nearest folder upward from `start` whose Cargo.toml declares this
+/// package.
+pub fn find_root(start: &Path) -> Result<PathBuf> {
+    let start = fs::canonicalize(start).map_err(|e| Error::io(start, e))?;
+    start
+        .ancestors()
+        .find(|d| is_project(d))
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            Error::invalid(
+                start.display().to_string(),
+                concat!(
+                    "neither this folder nor any above it holds the ",
+                    env!("CARGO_PKG_NAME"),
+                    " project's Cargo.toml; run from the project folder or give --root"
+                ),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_is_found_from_a_subfolder_and_the_project_loads() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = find_root(&here.join("content")).unwrap();
+        assert_eq!(root, fs::canonicalize(here).unwrap());
+        let p = Project::load(&root).unwrap();
+        assert!(p.prose.contains("{{"));
+        assert_eq!(p.config.highlights.len(), 4);
+        assert!(!p.manifest.inputs.is_empty());
+        assert!(p.facts.models.contains_key("llama2-70b-99.9"));
+        assert!(find_root(Path::new("/")).is_err());
+    }
+}
