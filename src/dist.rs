@@ -229,9 +229,13 @@ impl OutputDir {
                 )));
             }
         }
-        if meta.is_some() && !is_ours(&target) && !is_empty_dir(&target) {
+        if meta.is_some()
+            && !is_ours(&target)
+            && !is_empty_dir(&target)
+            && !is_earlier_output(&target)
+        {
             return Err(refuse(format!(
-                "is a folder that scenario-ratios did not write (no {MARKER} inside) and is not empty; refusing to replace it"
+                "is a folder that scenario-ratios did not write (no {MARKER} inside) and is not empty; refusing to replace it (give another --out, or move the folder away yourself)"
             )));
         }
         Ok(OutputDir {
@@ -371,6 +375,40 @@ fn remove_previous(dir: &Path) -> Result<()> {
 /// True when `dir` holds this tool's marker file.
 fn is_ours(dir: &Path) -> bool {
     fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file())
+}
+
+/// True when `dir` is a complete output of an earlier version of this tool, written before the
+/// marker existed: its SHA256SUMS lists every other file, each with a matching SHA-256, and the
+/// results and the bundle among them.
+fn is_earlier_output(dir: &Path) -> bool {
+    let sums = layout::OutputFile::Sums.path();
+    let Ok(text) = fs::read_to_string(dir.join(sums)) else {
+        return false;
+    };
+    let Ok(listed) = crate::package::parse_sums(sums, &text) else {
+        return false;
+    };
+    let required = [layout::OutputFile::Results, layout::OutputFile::Bundle];
+    if !required
+        .iter()
+        .all(|f| listed.iter().any(|(p, _)| p == f.path()))
+    {
+        return false;
+    }
+    let Ok(files) = files_under(dir) else {
+        return false;
+    };
+    let others: Vec<&str> = files
+        .iter()
+        .map(|(rel, _)| rel.as_str())
+        .filter(|rel| *rel != sums)
+        .collect();
+    others.len() == listed.len()
+        && listed.iter().all(|(rel, digest)| {
+            others.contains(&rel.as_str())
+                && fs::read(dir.join(rel))
+                    .is_ok_and(|b| &crate::inputs::HexDigest::sha256(&b) == digest)
+        })
 }
 
 fn is_empty_dir(dir: &Path) -> bool {
@@ -525,5 +563,22 @@ mod tests {
         assert!(OutputDir::guard(&base.path().join("empty"), &root).is_ok());
         fs::write(base.path().join("theirs").join(MARKER), "").unwrap();
         assert!(OutputDir::guard(&base.path().join("theirs"), &root).is_ok());
+        // An earlier version's complete output (no marker) is recognised by its own checksums;
+        // one extra or changed file and it is someone else's again.
+        let old = base.path().join("old-dist");
+        fs::create_dir(&old).unwrap();
+        fs::write(old.join("results.json"), b"{}").unwrap();
+        fs::write(old.join("reproducibility.zip"), b"zip").unwrap();
+        let sums = crate::package::sums([
+            ("results.json", &b"{}"[..]),
+            ("reproducibility.zip", &b"zip"[..]),
+        ]);
+        fs::write(old.join("SHA256SUMS"), sums).unwrap();
+        assert!(OutputDir::guard(&old, &root).is_ok());
+        fs::write(old.join("mine.txt"), b"x").unwrap();
+        assert!(refused(&old).contains("did not write"));
+        fs::remove_file(old.join("mine.txt")).unwrap();
+        fs::write(old.join("results.json"), b"{ }").unwrap();
+        assert!(refused(&old).contains("did not write"));
     }
 }

@@ -25,6 +25,8 @@ pub mod layout;
 pub mod package;
 pub mod pipeline;
 pub mod project;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod summary;
 pub mod synth;
 pub mod validate;

@@ -1,30 +1,12 @@
 //! A real browser renders the article: Debian's chromium, headless. The test saves a screenshot
 //! under `target/browser/`, checks the DOM Chromium built (both figures, the pairs table), and
 //! checks from Chromium's own network log and console that the page requested nothing from the
-//! network and logged no error. It is skipped, saying so, only where no chromium binary exists.
+//! network and logged no error. A missing chromium fails the test (see `common::browser`).
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| {
-            std::env::var_os("PATH")
-                .map(|paths| {
-                    std::env::split_paths(&paths)
-                        .map(|d| d.join(name))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-        })
-        .find(|p| p.is_file())
-}
 
 struct Run {
     dom: String,
@@ -118,10 +100,10 @@ fn load(chrome: &Path, page: &Path, work: &Path, screenshot: Option<(&Path, &Pat
 
 #[test]
 fn chromium_renders_the_article_offline() {
-    let Some(chrome) = chromium() else {
-        eprintln!("SKIPPED: no chromium binary found (install Debian's chromium, or set CHROMIUM)");
+    let Some(browser) = common::browser() else {
         return;
     };
+    let chrome = browser.chromium;
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("dist");
     let o = common::build_real(&out, &work.path().join("cache"), &[]);

@@ -328,3 +328,39 @@ fn explain_prints_the_scope_steps() {
     assert!(text.contains("span: 12.51 percentage points"));
     assert!(!tmp.path().join("dist").exists(), "explain writes nothing");
 }
+
+/// The binary reads the project at run time: the same binary, run on an edited copy of the
+/// project (found upward from a subfolder), publishes the edit without being rebuilt.
+#[test]
+fn the_same_binary_picks_up_edits_to_prose_and_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::project_copy(tmp.path());
+    let prose = root.join("content/article.md");
+    let mut text = std::fs::read_to_string(&prose).unwrap();
+    text.push_str("\nA sentence the author added after the binary was built.\n");
+    std::fs::write(&prose, text).unwrap();
+    let config = root.join("content/article.json");
+    let settings = std::fs::read_to_string(&config).unwrap();
+    let title = serde_json::from_str::<Value>(&settings).unwrap()["title"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::write(&config, settings.replacen(&title, "An edited title", 1)).unwrap();
+    let m = mirror();
+    // Run from a subfolder of the copy: the root is found upward, as cargo finds Cargo.toml.
+    let o = run(
+        &root.join("content"),
+        &[
+            "--mirror",
+            m.to_str().unwrap(),
+            "--cache",
+            tmp.path().join("cache").to_str().unwrap(),
+            "--offline",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(root.join("dist/article.html")).unwrap();
+    assert!(html.contains("A sentence the author added after the binary was built."));
+    assert!(html.contains("<title>An edited title</title>"));
+    assert!(!common::root().join("content/dist").exists());
+}

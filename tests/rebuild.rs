@@ -1,6 +1,5 @@
 //! A reader's rebuild: unpack `reproducibility.zip` into an empty folder, build the project from
-//! the source inside it (sharing this build's target directory so dependencies are not compiled
-//! twice), run it against the inputs inside the bundle only (no mirror, no network), and compare
+//! the source inside it (in a target folder of its own), run it against the inputs inside the bundle only (no mirror, no network), and compare
 //! the new results.json and article.html byte for byte with the published ones.
 //!
 //! This file holds a single test: test binaries run one after another, so the nested cargo build
@@ -28,9 +27,12 @@ fn the_bundle_rebuilds_the_same_article_offline() {
         std::fs::write(path, data).unwrap();
     }
 
+    // Its own target folder: building the bundle's source into the shared one would replace the
+    // binary the other tests run (built with every feature) by one built without.
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| common::root().join("target"));
+        .unwrap_or_else(|| common::root().join("target"))
+        .join("reader-rebuild");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let build = Command::new(cargo)
         .args(["build", "--offline", "--locked", "--quiet"])
