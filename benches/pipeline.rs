@@ -60,17 +60,17 @@ fn scope_and_matching(b: Bencher) {
 #[divan::bench]
 fn svg_figures(b: Bencher) {
     let c = computed();
-    b.bench(|| {
-        (
-            figure::highlights(&c.analysis, &c.highlights).unwrap(),
-            figure::all_pairs(&c.analysis, &c.highlights).unwrap(),
-        )
-    });
+    b.bench(|| figure::figures(&c.analysis, &c.highlights).unwrap());
 }
 
 #[divan::bench]
 fn article_rendering(b: Bencher) {
     let c = computed();
+    let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
+    let downloads = article::blocks::downloads(
+        &pipeline::render_data(c, &figures).unwrap(),
+        scenario_ratios::layout::OutputFile::ALL,
+    );
     b.bench(|| {
         article::render(
             &article::ArticleData {
@@ -80,6 +80,8 @@ fn article_rendering(b: Bencher) {
                 checks: &c.checks,
                 manifest: &c.project.manifest,
                 facts: &c.project.facts,
+                figures: &figures,
+                downloads: &downloads,
                 tool: scenario_ratios::TOOL,
             },
             &c.project.prose,
@@ -104,9 +106,12 @@ fn whole_pipeline_in_process(b: Bencher) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     b.bench(|| {
         let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
-        let mut dist = pipeline::render(&c).unwrap();
+        let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
+        let mut dist = pipeline::render_data(&c, &figures).unwrap();
         let sources = package::source_files(root).unwrap();
         pipeline::package(&mut dist, real_inputs(), &c, sources, 1_795_996_800).unwrap();
+        pipeline::render_article(&c, &figures, &mut dist).unwrap();
+        pipeline::finish(&mut dist).unwrap();
         dist
     });
 }

@@ -35,32 +35,50 @@ pub struct SpanSelector {
 pub struct ArticleConfig {
     pub title: String,
     pub description: String,
-    /// Absolute URL the page is published at.
+    /// Absolute URL the page is published at; every other absolute URL of the page derives from
+    /// it (og:url, the JSON-LD, printed link addresses).
     pub canonical_url: String,
     pub site_name: String,
     pub author: String,
+    /// What the author did, as the byline says it: "<credit> by <author>".
+    pub credit: String,
     /// Site-root path of the author's profile page.
     pub author_url: String,
     /// Site-root path of the site's home page.
     pub home_url: String,
     /// Publication date, YYYY-MM-DD.
     pub published: String,
+    /// The licence of the article and its code.
+    pub license_name: String,
+    pub license_url: String,
     pub highlights: Vec<PairSelector>,
     pub span: SpanSelector,
 }
 
-/// An absolute `https://host/...` URL with nothing a browser would reinterpret.
+/// An absolute `https://host/...` URL made only of unreserved characters, `/`, `:` and `%`
+/// (so it can be written into HTML, JSON and CSS without escaping).
 fn check_absolute_url(url: &str) -> std::result::Result<(), String> {
     let rest = url
         .strip_prefix("https://")
         .ok_or("must be an absolute https URL")?;
     let host = rest.split('/').next().unwrap_or_default();
-    if host.is_empty() || url.contains(['\\', ' ', '"', '<', '>', '`']) {
+    let plain = url
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._~/:%".contains(c));
+    if host.is_empty() || !plain {
         return Err(
-            "must be an absolute https URL with a host and no backslash, space or quote".into(),
+            "must be an absolute https URL with a host, of letters, digits and - . _ ~ / : % only"
+                .into(),
         );
     }
     Ok(())
+}
+
+/// A date written YYYY-MM-DD.
+fn check_date(date: &str) -> std::result::Result<(), String> {
+    crate::calendar::parse_rfc3339_utc(&format!("{date}T00:00:00Z"))
+        .map(|_| ())
+        .map_err(|_| "must be a date written YYYY-MM-DD".into())
 }
 
 /// A site-root path such as `/about/`: it starts with one `/`, and holds no backslash (which
@@ -77,6 +95,18 @@ fn check_site_path(path: &str) -> std::result::Result<(), String> {
 }
 
 impl ArticleConfig {
+    /// `https://host` of the canonical URL.
+    pub fn origin(&self) -> &str {
+        let after = self.canonical_url.trim_start_matches("https://");
+        let host_len = after.find('/').unwrap_or(after.len());
+        &self.canonical_url[..8 + host_len]
+    }
+
+    /// The absolute URL of a site-root path such as `/about/`.
+    pub fn absolute(&self, site_path: &str) -> String {
+        format!("{}{site_path}", self.origin())
+    }
+
     /// Every text setting with its name, for checks that apply to all of them.
     fn strings(&self) -> impl Iterator<Item = (String, &str)> {
         [
@@ -85,9 +115,12 @@ impl ArticleConfig {
             ("canonical_url", &self.canonical_url),
             ("site_name", &self.site_name),
             ("author", &self.author),
+            ("credit", &self.credit),
             ("author_url", &self.author_url),
             ("home_url", &self.home_url),
             ("published", &self.published),
+            ("license_name", &self.license_name),
+            ("license_url", &self.license_url),
         ]
         .into_iter()
         .map(|(n, v)| (n.to_string(), v.as_str()))
@@ -116,8 +149,16 @@ impl ArticleConfig {
         {
             return Err(err(format!("{name} holds a control character")));
         }
-        if let Err(why) = check_absolute_url(&config.canonical_url) {
-            return Err(err(format!("canonical_url {why}")));
+        for (name, url) in [
+            ("canonical_url", &config.canonical_url),
+            ("license_url", &config.license_url),
+        ] {
+            if let Err(why) = check_absolute_url(url) {
+                return Err(err(format!("{name} {why}")));
+            }
+        }
+        if let Err(why) = check_date(&config.published) {
+            return Err(err(format!("published {why}")));
         }
         for (name, path) in [
             ("author_url", &config.author_url),
@@ -178,5 +219,15 @@ mod tests {
         }
         let text = committed_text().replacen("https://", "http://", 1);
         assert!(ArticleConfig::parse("x.json", &text).is_err());
+        let text = committed_text().replacen("server-offline-ratio/", "x\\\"y/", 1);
+        assert!(ArticleConfig::parse("x.json", &text).is_err());
+    }
+
+    #[test]
+    fn absolute_urls_derive_from_the_canonical_one() {
+        let c = ArticleConfig::parse(CONFIG_PATH, &committed_text()).unwrap();
+        assert_eq!(c.origin(), "https://aryanputta.com");
+        assert_eq!(c.absolute("/about/"), "https://aryanputta.com/about/");
+        assert!(c.canonical_url.starts_with("https://aryanputta.com/"));
     }
 }

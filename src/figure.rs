@@ -1,9 +1,12 @@
-//! Stage 5 of the pipeline: the article's two figures as SVG, laid out here from the analysis and
+//! Stage 5 of the pipeline: the article's two figures as SVG, laid out here from the results and
 //! drawn by the templates `templates/figure-highlights.svg` and `templates/figure-pairs.svg`.
 //!
-//! Figure 1 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped by
-//! system. Figure 2 draws every matched pair as one mark, one band per benchmark. Every string that
-//! comes from the data is escaped by the templates.
+//! Figure 1 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped
+//! by system. Figure 2 draws every matched pair as one mark, one band per benchmark. Each figure
+//! has two layouts: a wide one (the standalone file, desktops, print) and a narrow one for phones,
+//! where labels sit above the bars and bands instead of beside them, so every label stays legible
+//! at the width of the screen. Axes are bounded whatever the data hold. Every string that comes
+//! from the data is escaped by the templates.
 
 use askama::Template;
 
@@ -26,6 +29,49 @@ fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
 /// drawn at the edge with a note, so no data value can size the drawing.
 pub const AXIS_MAX_PERCENT: f64 = 200.0;
 
+/// Which drawing of a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// 760 user units wide: labels beside the plot.
+    Wide,
+    /// 340 user units wide, for phones: labels above the plot, 12-unit text.
+    Narrow,
+}
+
+impl Layout {
+    fn width(self) -> f64 {
+        match self {
+            Layout::Wide => 760.0,
+            Layout::Narrow => 340.0,
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Layout::Wide => "",
+            Layout::Narrow => "n",
+        }
+    }
+}
+
+/// Both figures in both layouts.
+pub struct Figures {
+    pub highlights: Svg,
+    pub highlights_narrow: Svg,
+    pub pairs: Svg,
+    pub pairs_narrow: Svg,
+}
+
+/// Draws both figures in both layouts.
+pub fn figures(analysis: &Analysis, h: &Highlights) -> Result<Figures> {
+    Ok(Figures {
+        highlights: highlights(analysis, h, Layout::Wide)?,
+        highlights_narrow: highlights(analysis, h, Layout::Narrow)?,
+        pairs: all_pairs(analysis, h, Layout::Wide)?,
+        pairs_narrow: all_pairs(analysis, h, Layout::Narrow)?,
+    })
+}
+
 /// A sentence under a figure when some values lie beyond its axis.
 fn clipped_note(n: usize) -> Option<String> {
     (n > 0).then(|| {
@@ -42,60 +88,127 @@ pub struct Tick {
     pub label: String,
 }
 
-fn ticks(lo: f64, hi: f64, step: f64, x_of: impl Fn(f64) -> f64) -> Vec<Tick> {
-    let mut out = Vec::new();
-    let mut v = lo;
-    while v <= hi + 1e-9 {
-        out.push(Tick {
-            x: coord(x_of(v)),
-            label: format!("{v:.0} %"),
-        });
-        v += step;
-    }
-    out
+/// Ticks from `lo` to `hi` (bounded by [`AXIS_MAX_PERCENT`], so at most a few dozen); only the
+/// multiples of `labelled` carry a label, so labels never touch on a narrow axis.
+fn ticks(lo: f64, hi: f64, step: f64, labelled: f64, x_of: impl Fn(f64) -> f64) -> Vec<Tick> {
+    let n = ((hi - lo) / step + 1e-9).floor().clamp(0.0, 40.0) as usize;
+    (0..=n)
+        .map(|i| {
+            let v = lo + step * i as f64;
+            Tick {
+                x: coord(x_of(v)),
+                label: if (v / labelled).fract().abs() < 1e-9 {
+                    format!("{v:.0} %")
+                } else {
+                    String::new()
+                },
+            }
+        })
+        .collect()
 }
 
-/// One bar of figure 1.
+/// One entry of a legend: a key (line, bar or dot) at (x, y) and its text after it.
+pub struct LegendItem {
+    pub kind: &'static str,
+    pub x: f64,
+    pub y: f64,
+    pub text: &'static str,
+}
+
+/// Legend entries laid out in one row (wide) or one per line (narrow), starting at `y`.
+fn legend(
+    layout: Layout,
+    y: f64,
+    entries: &[(&'static str, &'static str, f64)],
+) -> (Vec<LegendItem>, f64) {
+    let mut items = Vec::new();
+    let (mut x, mut y) = (10.0, y);
+    for &(kind, text, wide_width) in entries {
+        items.push(LegendItem {
+            kind,
+            x: coord(x),
+            y: coord(y),
+            text,
+        });
+        match layout {
+            Layout::Wide => x += wide_width,
+            Layout::Narrow => y += 18.0,
+        }
+    }
+    let bottom = match layout {
+        Layout::Wide => y,
+        Layout::Narrow => y - 18.0,
+    };
+    (items, bottom)
+}
+
+/// One bar of figure 1, with its label and value already placed.
 pub struct Bar {
     pub y: f64,
     pub width: f64,
     pub label: String,
+    pub label_x: f64,
+    pub label_y: f64,
+    pub label_end: bool,
     pub organization: String,
     pub value: String,
     pub value_x: f64,
+    pub value_y: f64,
     pub value_inside: bool,
     pub tooltip: String,
     pub over_100: bool,
 }
 
-/// A group heading of figure 1.
+/// A group heading of figure 1: organisation and platform, on one line (wide) or two (narrow).
 pub struct GroupHeading {
     pub y: f64,
-    pub label: String,
+    pub organization: String,
+    pub platform: String,
+    /// Baseline of the platform's line when it has one of its own.
+    pub platform_y: Option<f64>,
+}
+
+/// At most `max` characters of a label, cut with an ellipsis (the tables give it whole).
+fn fit(label: &str, max: usize) -> String {
+    if label.chars().count() <= max {
+        label.to_string()
+    } else {
+        let cut: String = label.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
 }
 
 #[derive(Template)]
 #[template(path = "figure-highlights.svg")]
 pub struct HighlightsFigure {
+    pub id: String,
+    pub class: &'static str,
+    pub heading: bool,
     pub width: f64,
     pub height: f64,
+    pub subtitle_y: f64,
     pub plot_x: f64,
     pub plot_right: f64,
+    pub top: f64,
     pub axis_y: f64,
     pub bar_height: f64,
     pub reference_x: f64,
     pub ticks: Vec<Tick>,
     pub bars: Vec<Bar>,
     pub groups: Vec<GroupHeading>,
-    pub legend_y: f64,
-    pub note: Option<String>,
+    pub legend: Vec<LegendItem>,
+    pub note: Option<(f64, String)>,
 }
 
 /// Figure 1: one bar per highlighted pair, grouped by organisation and platform.
-pub fn highlights(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
-    let (width, plot_x, plot_right) = (760.0, 250.0, 690.0);
-    let top = 56.0;
-    let (bar_height, bar_gap, group_gap) = (26.0, 10.0, 30.0);
+pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
+    let width = layout.width();
+    let (plot_x, plot_right, top, bar_height, bar_gap, label_room) = match layout {
+        Layout::Wide => (250.0, 690.0, 56.0, 26.0, 10.0, 0.0),
+        Layout::Narrow => (16.0, 314.0, 34.0, 20.0, 8.0, 17.0),
+    };
+    // Characters a narrow label may take at 12-unit text (the full text is in the tables).
+    let max_label = if layout == Layout::Narrow { 44 } else { 80 };
     let max_pct = highlights
         .highlights
         .iter()
@@ -120,26 +233,46 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
         let key = (pair.organization.clone(), pair.platform.clone());
         if current.as_ref() != Some(&key) {
             if current.is_some() {
-                y += group_gap - bar_gap;
+                y += 20.0;
             }
+            let narrow = layout == Layout::Narrow;
             groups.push(GroupHeading {
                 y: coord(y + 12.0),
-                label: format!("{} · {}", pair.organization, pair.platform),
+                organization: fit(&pair.organization, max_label),
+                platform: fit(&pair.platform, max_label),
+                platform_y: narrow.then(|| coord(y + 27.0)),
             });
-            y += 22.0;
+            y += if narrow { 36.0 } else { 22.0 };
             current = Some(key);
         }
+        y += label_room;
         let end = x_of(h.ratio.percent());
         // The value sits inside the bar's end when the bar is long enough, so it never collides
         // with the 100 % line; short bars carry it outside.
         let inside = end - plot_x > 80.0;
+        let middle = y + bar_height / 2.0 + 4.5;
+        let (label_x, label_y, label_end) = match layout {
+            Layout::Wide => (plot_x - 8.0, middle, true),
+            Layout::Narrow => (plot_x, y - 5.0, false),
+        };
         bars.push(Bar {
             y: coord(y),
             width: coord(end - plot_x),
-            label: pair.model.clone(),
+            label: fit(
+                &pair.model,
+                if layout == Layout::Narrow {
+                    max_label
+                } else {
+                    32
+                },
+            ),
+            label_x: coord(label_x),
+            label_y: coord(label_y),
+            label_end,
             organization: pair.organization.clone(),
             value: percent(h.ratio),
             value_x: coord(if inside { end - 6.0 } else { end + 6.0 }),
+            value_y: coord(middle),
             value_inside: inside,
             tooltip: tooltip(pair),
             over_100: h.ratio.0 > 1.0,
@@ -147,20 +280,39 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
         y += bar_height + bar_gap;
     }
     let axis_y = coord(y + 4.0);
+    let (legend, bottom) = legend(
+        layout,
+        axis_y + 48.0,
+        &[
+            ("ref", "100 % = Server matched the Offline rate", 320.0),
+            ("bar", "below 100 %", 120.0),
+            ("bar-over", "above 100 %", 120.0),
+        ],
+    );
+    let note = clipped_note(clipped).map(|n| (coord(bottom + 20.0), n));
     render(
         &HighlightsFigure {
+            id: format!("fig1{}", layout.suffix()),
+            class: if layout == Layout::Narrow {
+                "sr-fig sr-narrow"
+            } else {
+                "sr-fig"
+            },
+            heading: layout == Layout::Wide,
             width,
-            height: coord(axis_y + if clipped > 0 { 88.0 } else { 70.0 }),
+            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+            subtitle_y: if layout == Layout::Wide { 40.0 } else { 16.0 },
             plot_x,
             plot_right,
+            top: top - 6.0,
             axis_y,
             bar_height,
             reference_x: coord(x_of(100.0)),
-            ticks: ticks(0.0, domain, 20.0, x_of),
+            ticks: ticks(0.0, domain, 20.0, 20.0, x_of),
             bars,
             groups,
-            legend_y: coord(axis_y + 48.0),
-            note: clipped_note(clipped),
+            legend,
+            note,
         },
         "figure 1",
     )
@@ -190,7 +342,10 @@ pub struct Mark {
 
 /// One benchmark band of figure 2.
 pub struct Band {
+    /// Centre of the strip of marks.
     pub y: f64,
+    /// Baseline of the label (beside the strip when wide, above it when narrow).
+    pub label_y: f64,
     pub label: String,
     pub pairs: usize,
     pub min: String,
@@ -202,25 +357,36 @@ pub struct Band {
 #[derive(Template)]
 #[template(path = "figure-pairs.svg")]
 pub struct PairsFigure {
+    pub id: String,
+    pub class: &'static str,
+    pub heading: bool,
+    pub narrow: bool,
     pub width: f64,
     pub height: f64,
+    pub subtitle_y: f64,
     pub plot_x: f64,
     pub plot_right: f64,
     pub top: f64,
     pub axis_y: f64,
-    pub band_height: f64,
+    pub strip_height: f64,
+    pub dot: f64,
+    pub dot_hl: f64,
     pub reference_x: f64,
     pub ticks: Vec<Tick>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
-    pub legend_y: f64,
-    pub note: Option<String>,
+    pub legend: Vec<LegendItem>,
+    pub note: Option<(f64, String)>,
 }
 
 /// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
-pub fn all_pairs(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
-    let (width, plot_x, plot_right) = (760.0, 170.0, 730.0);
-    let (top, band_height) = (56.0, 64.0);
+pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
+    let width = layout.width();
+    // (left and right of the plot, top, band height, strip height, label room above the strip)
+    let (plot_x, plot_right, top, band_height, strip_height, label_room) = match layout {
+        Layout::Wide => (170.0, 730.0, 56.0, 64.0, 58.0, 0.0),
+        Layout::Narrow => (18.0, 320.0, 30.0, 72.0, 46.0, 22.0),
+    };
     let stats = &analysis.benchmarks;
     let lo_pct = analysis
         .pairs
@@ -241,11 +407,15 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
         .filter(|p| p.ratio.percent() > hi)
         .count();
     let highlighted: Vec<_> = highlights.highlights.iter().map(|h| h.offline_id).collect();
+    // Deterministic vertical spread so that close values stay visible.
+    let spread = strip_height / 2.0 - 5.0;
+    let offsets = [0.0, -spread / 2.0, spread / 2.0, -spread, spread];
 
     let mut bands = Vec::new();
     let mut marks = Vec::new();
     for (i, s) in stats.iter().enumerate() {
-        let center = top + band_height * (i as f64 + 0.5);
+        let band_top = top + band_height * i as f64;
+        let center = band_top + label_room + (band_height - label_room) / 2.0;
         let mut members: Vec<&Pair> = analysis
             .pairs
             .iter()
@@ -257,19 +427,21 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
                 .total_cmp(&b.ratio.0)
                 .then(a.offline_id.cmp(&b.offline_id))
         });
-        // Deterministic vertical spread so that close values stay visible.
-        const OFFSETS: [f64; 5] = [0.0, -9.0, 9.0, -18.0, 18.0];
         for (k, p) in members.iter().enumerate() {
             marks.push(Mark {
                 x: coord(x_of(p.ratio.percent())),
-                y: coord(center + OFFSETS[k % OFFSETS.len()]),
+                y: coord(center + offsets[k % offsets.len()]),
                 highlighted: highlighted.contains(&p.offline_id),
                 tooltip: tooltip(p),
             });
         }
         bands.push(Band {
             y: coord(center),
-            label: s.benchmark.clone(),
+            label_y: coord(match layout {
+                Layout::Wide => center,
+                Layout::Narrow => band_top + 16.0,
+            }),
+            label: fit(&s.benchmark, if layout == Layout::Narrow { 24 } else { 22 }),
             pairs: s.pairs,
             min: percent(s.min),
             median: percent(s.median),
@@ -280,22 +452,44 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights) -> Result<Svg> {
     // Highlighted marks are drawn last, on top.
     marks.sort_by_key(|m| m.highlighted);
     let axis_y = coord(top + band_height * stats.len() as f64 + 4.0);
-    let step = if hi - lo > 60.0 { 10.0 } else { 5.0 };
+    let step = if hi - lo > 60.0 || layout == Layout::Narrow {
+        10.0
+    } else {
+        5.0
+    };
+    let (legend, bottom) = legend(
+        layout,
+        axis_y + 48.0,
+        &[
+            ("ref", "100 % = Server matched Offline", 260.0),
+            ("dot", "matched pair", 120.0),
+            ("dot-hl", "highlighted pair", 140.0),
+        ],
+    );
+    let note = clipped_note(clipped).map(|n| (coord(bottom + 20.0), n));
+    let narrow = layout == Layout::Narrow;
     render(
         &PairsFigure {
+            id: format!("fig2{}", layout.suffix()),
+            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
+            heading: !narrow,
+            narrow,
             width,
-            height: coord(axis_y + if clipped > 0 { 88.0 } else { 70.0 }),
+            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+            subtitle_y: if narrow { 16.0 } else { 40.0 },
             plot_x,
             plot_right,
             top,
             axis_y,
-            band_height,
+            strip_height,
+            dot: if narrow { 4.0 } else { 4.5 },
+            dot_hl: if narrow { 5.5 } else { 6.0 },
             reference_x: coord(x_of(100.0)),
-            ticks: ticks(lo, hi, step, x_of),
+            ticks: ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of),
             bands,
             marks,
-            legend_y: coord(axis_y + 48.0),
-            note: clipped_note(clipped),
+            legend,
+            note,
         },
         "figure 2",
     )

@@ -20,18 +20,19 @@ pub enum OutputFile {
 }
 
 impl OutputFile {
-    /// Every output file, in the order a build writes them.
+    /// Every output file, in the order the downloads table lists them: the bundle and its
+    /// checksum list first.
     pub const ALL: &'static [OutputFile] = &[
+        OutputFile::Bundle,
+        OutputFile::Sums,
         OutputFile::Results,
-        OutputFile::SelectedRows,
         OutputFile::PairsCsv,
+        OutputFile::SelectedRows,
+        OutputFile::Provenance,
         OutputFile::FigureHighlights,
         OutputFile::FigurePairs,
-        OutputFile::Provenance,
-        OutputFile::Bundle,
         OutputFile::Article,
         OutputFile::Validation,
-        OutputFile::Sums,
     ];
 
     /// The path inside the output folder.
@@ -53,13 +54,20 @@ impl OutputFile {
 
 impl OutputFile {
     /// True when the bundle carries a copy of this file under [`PUBLISHED_DIR`]. The bundle
-    /// cannot hold itself, the checksum list or the validation report, which are made after it.
+    /// cannot hold itself, nor what is made after it: the article (whose downloads table gives
+    /// the bundle's SHA-256), the validation report and the checksum list. A rebuild checks those
+    /// against SHA256SUMS.
     pub fn in_bundle(self) -> bool {
         !matches!(
             self,
-            OutputFile::Bundle | OutputFile::Validation | OutputFile::Sums
+            OutputFile::Bundle | OutputFile::Article | OutputFile::Validation | OutputFile::Sums
         )
     }
+}
+
+/// The folder every bundle entry sits in: `scenario-ratios-<version>`.
+pub fn bundle_folder() -> String {
+    concat!(env!("CARGO_PKG_NAME"), "-", env!("CARGO_PKG_VERSION")).to_string()
 }
 
 /// The folder every bundle entry sits in, with its trailing `/` (empty: entries at the top).

@@ -15,7 +15,7 @@ use crate::article::{self, ArticleData};
 use crate::dist::{Dist, OutputDir};
 use crate::error::{Error, Result};
 use crate::evidence::{self, Checks};
-use crate::figure::Svg;
+use crate::figure::{self, Figures, Svg};
 use crate::highlight::{self, Highlights};
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
 use crate::layout::{OutputFile, PUBLISHED_DIR};
@@ -110,7 +110,7 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
 }
 
 /// A standalone SVG file: XML declaration, then the figure.
-fn svg_file(svg: Svg) -> Vec<u8> {
+fn svg_file(svg: &Svg) -> Vec<u8> {
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     s.push_str(&svg.0);
     s.into_bytes()
@@ -146,8 +146,8 @@ fn to_json_bytes<T: Serialize>(value: &T, file: OutputFile) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Renders every output file in memory.
-pub fn render(computed: &Computed) -> Result<Dist> {
+/// Renders the data files and the figures: every output the bundle carries a copy of.
+pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     let mut dist = Dist::new();
     let analysis = &computed.analysis;
     let project = &computed.project;
@@ -186,30 +186,45 @@ pub fn render(computed: &Computed) -> Result<Dist> {
         OutputFile::SelectedRows.path(),
         to_json_bytes(&selected, OutputFile::SelectedRows)?,
     )?;
-    let rendered = article::render(
-        &ArticleData {
-            config: &project.config,
-            analysis,
-            highlights: &computed.highlights,
-            checks: &computed.checks,
-            manifest: &project.manifest,
-            facts: &project.facts,
-            tool: crate::TOOL,
-        },
-        &project.prose,
-    )?;
-    dist.add(OutputFile::Article.path(), rendered.html.into_bytes())?;
     dist.add(
         OutputFile::FigureHighlights.path(),
-        svg_file(rendered.highlights_svg),
+        svg_file(&figures.highlights),
     )?;
-    dist.add(OutputFile::FigurePairs.path(), svg_file(rendered.pairs_svg))?;
+    dist.add(OutputFile::FigurePairs.path(), svg_file(&figures.pairs))?;
     dist.add(OutputFile::PairsCsv.path(), article::pairs_csv(analysis)?)?;
     Ok(dist)
 }
 
-/// Adds provenance, the reproducibility bundle, the validation report and SHA256SUMS to `dist`.
-/// A failed validation check is an error naming the check.
+/// Renders the article, whose downloads table lists the files already in `dist`, and adds it.
+pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -> Result<()> {
+    let project = &computed.project;
+    let downloads = article::blocks::downloads(dist, OutputFile::ALL);
+    let html = article::render(
+        &ArticleData {
+            config: &project.config,
+            analysis: &computed.analysis,
+            highlights: &computed.highlights,
+            checks: &computed.checks,
+            manifest: &project.manifest,
+            facts: &project.facts,
+            figures,
+            downloads: &downloads,
+            tool: crate::TOOL,
+        },
+        &project.prose,
+    )?;
+    dist.add(OutputFile::Article.path(), html.into_bytes())
+}
+
+/// The data files, figures and article in memory, without the bundle (for tests and benches).
+pub fn render(computed: &Computed) -> Result<Dist> {
+    let figures = figure::figures(&computed.analysis, &computed.highlights)?;
+    let mut dist = render_data(computed, &figures)?;
+    render_article(computed, &figures, &mut dist)?;
+    Ok(dist)
+}
+
+/// Adds provenance and the reproducibility bundle (with a copy of every file already in `dist`).
 pub fn package(
     dist: &mut Dist,
     inputs: &Inputs,
@@ -231,8 +246,12 @@ pub fn package(
     dist.add(
         OutputFile::Bundle.path(),
         package::bundle(&entries, source_date_epoch)?,
-    )?;
+    )
+}
 
+/// Runs the build's own checks, adds their report, then SHA256SUMS. A failed check is an error
+/// naming it.
+pub fn finish(dist: &mut Dist) -> Result<()> {
     let summed: BTreeSet<String> = dist
         .files()
         .map(|(p, _)| p.to_string())
@@ -290,11 +309,16 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
     timings.lap("acquire + verify inputs");
     let computed = compute(project, &inputs)?;
     timings.lap("load, cross-check, analyse, evidence");
-    let mut dist = render(&computed)?;
-    timings.lap("figures + article");
+    let figures = figure::figures(&computed.analysis, &computed.highlights)?;
+    let mut dist = render_data(&computed, &figures)?;
+    timings.lap("data files and figures");
     let sources = package::source_files(&opts.root)?;
     package(&mut dist, &inputs, &computed, sources, epoch)?;
-    timings.lap("provenance, zip, validation, SHA256SUMS");
+    timings.lap("provenance and bundle");
+    render_article(&computed, &figures, &mut dist)?;
+    timings.lap("article");
+    finish(&mut dist)?;
+    timings.lap("validation and SHA256SUMS");
     Ok(InMemory {
         dist,
         computed,

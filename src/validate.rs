@@ -396,41 +396,116 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
     out
 }
 
-/// Every highlighted percentage, recomputed from results.json, appears in the article and figure.
+/// The values the prose shows, as rendered: each `<span data-value="name">` with its text.
+pub fn rendered_values(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for token in Tokenizer::new(html).flatten() {
+        match token {
+            Token::StartTag(tag) if lossy(&tag.name).eq_ignore_ascii_case("span") => {
+                open = tag
+                    .attributes
+                    .iter()
+                    .find(|(k, _)| lossy(k) == "data-value")
+                    .map(|(_, v)| (lossy(v), String::new()));
+            }
+            Token::String(s) => {
+                if let Some((_, text)) = open.as_mut() {
+                    text.push_str(&lossy(&s));
+                }
+            }
+            Token::EndTag(tag) if lossy(&tag.name).eq_ignore_ascii_case("span") => {
+                out.extend(open.take());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The values results.json implies for the prose's placeholders, formatted as the article formats
+/// them: each highlight's ratio (and its loss or gain), the span, and the counts.
+fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>, String> {
+    use crate::format::{percent, points};
+    let mut expected = Vec::new();
+    let highlights = results["highlights"]
+        .as_array()
+        .filter(|h| !h.is_empty())
+        .ok_or("results.json has no highlights")?;
+    for h in highlights {
+        let (Some(id), Some(ratio)) = (h["id"].as_str(), h["ratio"].as_f64()) else {
+            return Err(format!("highlight {} has no id or ratio", h["label"]));
+        };
+        let r = crate::analysis::Ratio(ratio);
+        expected.push((format!("hl.{id}.ratio"), percent(r)));
+        expected.push((
+            format!("hl.{id}.loss"),
+            format!("{:.2} %", 100.0 - r.percent()),
+        ));
+        expected.push((
+            format!("hl.{id}.gain"),
+            format!("{:.2} %", r.percent() - 100.0),
+        ));
+    }
+    if let Some(span) = results["span_pp"].as_f64() {
+        expected.push(("span_pp".into(), points(span)));
+    }
+    for count in [
+        "rows",
+        "closed",
+        "open",
+        "eligible",
+        "pairs",
+        "unmatched",
+        "over_100",
+    ] {
+        if let Some(n) = results["counts"][count].as_u64() {
+            expected.push((count.into(), n.to_string()));
+        }
+    }
+    Ok(expected)
+}
+
+/// Every value the article renders that results.json determines must equal it (so a wrong lede
+/// fails the build, wherever else the number appears), and every highlighted percentage must be
+/// drawn in figure 1.
 fn highlights_match_results(dist: &Dist) -> Validation {
     let mut problems = Vec::new();
-    let mut shown = Vec::new();
-    match text(dist, OutputFile::Results).and_then(|t| {
+    let mut compared = 0;
+    let parsed = text(dist, OutputFile::Results).and_then(|t| {
         serde_json::from_str::<serde_json::Value>(t).map_err(|e| format!("results.json: {e}"))
-    }) {
-        Err(e) => problems.push(e),
-        Ok(results) => {
-            let highlights = results["highlights"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            if highlights.is_empty() {
-                problems.push("results.json has no highlights".into());
-            }
-            for h in highlights {
-                let Some(ratio) = h["ratio"].as_f64() else {
-                    problems.push(format!("highlight {} has no ratio", h["label"]));
-                    continue;
-                };
-                let p = crate::format::percent(crate::analysis::Ratio(ratio));
-                for file in [OutputFile::Article, OutputFile::FigureHighlights] {
-                    if !text(dist, file).is_ok_and(|t| t.contains(&p)) {
-                        problems.push(format!("{p} ({}) missing from {}", h["label"], file.path()));
+    });
+    match (
+        parsed.and_then(|r| expected_values(&r)),
+        text(dist, OutputFile::Article),
+    ) {
+        (Err(e), _) | (_, Err(e)) => problems.push(e),
+        (Ok(expected), Ok(html)) => {
+            for (name, shown) in rendered_values(html) {
+                if let Some((_, want)) = expected.iter().find(|(n, _)| *n == name) {
+                    compared += 1;
+                    if shown.trim() != want {
+                        problems.push(format!(
+                            "{{{{{name}}}}} shows {shown:?} but results.json gives {want:?}"
+                        ));
                     }
                 }
-                shown.push(p);
+            }
+            if compared == 0 {
+                problems.push("the article renders no value that results.json determines".into());
+            }
+            let figure = text(dist, OutputFile::FigureHighlights).unwrap_or_default();
+            for (name, want) in expected.iter().filter(|(n, _)| n.ends_with(".ratio")) {
+                if !figure.contains(want.as_str()) {
+                    problems.push(format!("{want} ({name}) is not drawn in figure 1"));
+                }
             }
         }
     }
     outcome(
         Rule::HighlightsMatchResults,
         problems,
-        &format!("{} found in article.html and figure 1", shown.join(", ")),
+        &format!("{compared} rendered values equal results.json; every highlighted ratio is drawn in figure 1"),
     )
 }
 
@@ -544,6 +619,18 @@ mod tests {
                 "{body}: {problems:?}"
             );
         }
+    }
+
+    #[test]
+    fn rendered_values_are_read_from_their_spans() {
+        let html = "<p>keeps <span data-value=\"hl.a.ratio\">85.36 %</span> and <em><span data-value=\"rows\">492</span></em> <span>x</span></p>";
+        assert_eq!(
+            rendered_values(html),
+            [
+                ("hl.a.ratio".to_string(), "85.36 %".to_string()),
+                ("rows".to_string(), "492".to_string())
+            ]
+        );
     }
 
     #[test]

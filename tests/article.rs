@@ -86,7 +86,15 @@ fn hostile_names_are_escaped_in_html_and_svg() {
     let html = text(&d, "article.html");
     assert!(!html.contains("<script>alert(1)</script>"));
     assert!(!html.contains("<img src=x"));
-    assert!(!html.contains("<script"), "no script element at all");
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "no script element but the JSON-LD block"
+    );
+    assert_eq!(
+        scenario_ratios::validate::page_problems(&html),
+        Vec::<String>::new()
+    );
     // The reader sees the names as text, in the pairs table and in the figure's mark titles.
     let page = visible(&html);
     assert!(
@@ -120,8 +128,12 @@ fn the_page_is_self_contained() {
     assert!(
         html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'")
     );
+    assert_eq!(
+        html.matches("<script").count(),
+        html.matches("<script type=\"application/ld+json\">")
+            .count()
+    );
     for forbidden in [
-        "<script",
         "<iframe",
         "<link rel=\"stylesheet\"",
         "@import",
@@ -135,7 +147,9 @@ fn the_page_is_self_contained() {
     assert!(html.contains("prefers-color-scheme:dark"));
     assert!(html.contains("@media print"));
     assert!(html.contains("name=\"viewport\""));
-    assert_eq!(html.matches("role=\"img\"").count(), 2);
+    // Each figure twice: the wide drawing and the narrow one for phones.
+    assert_eq!(html.matches("role=\"img\"").count(), 4);
+    assert_eq!(html.matches("class=\"fig fig-narrow\"").count(), 2);
 }
 
 #[test]
@@ -147,4 +161,176 @@ fn pairs_csv_has_one_row_per_pair() {
     assert_eq!(&rows[0][0], "0");
     assert_eq!(&rows[0][1], "1");
     assert_eq!(&rows[0][10], "85.00");
+}
+
+#[test]
+fn the_page_carries_its_author_identity_and_publisher_metadata() {
+    let html = text(&build("base"), "article.html");
+    let page = visible(&html);
+    assert!(
+        page.contains("Released-data analysis and original visualization by Aryan Putta"),
+        "byline"
+    );
+    for needle in [
+        "<link rel=\"canonical\" href=\"https://aryanputta.com/articles/server-offline-ratio/\">",
+        "<meta property=\"og:url\" content=\"https://aryanputta.com/articles/server-offline-ratio/\">",
+        "<meta property=\"og:type\" content=\"article\">",
+        "<meta property=\"og:site_name\" content=\"Aryan Putta\">",
+        "<meta property=\"article:author\" content=\"https://aryanputta.com/about/\">",
+        "<meta property=\"article:published_time\" content=\"2026-11-30\">",
+        "<meta name=\"twitter:card\" content=\"summary\">",
+        "<meta name=\"author\" content=\"Aryan Putta\">",
+        "<a href=\"/about/\" rel=\"author\">Aryan Putta</a>",
+    ] {
+        assert!(html.contains(needle), "missing {needle}");
+    }
+    // The JSON-LD block is data: it parses, and says who, when, where and from what.
+    let start = html.find("<script type=\"application/ld+json\">").unwrap() + 35;
+    let end = start + html[start..].find("</script>").unwrap();
+    let ld: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+    assert_eq!(ld["@type"], "Article");
+    assert_eq!(
+        ld["headline"],
+        "The Server/Offline ratio is workload-specific"
+    );
+    assert_eq!(ld["author"]["name"], "Aryan Putta");
+    assert_eq!(ld["author"]["url"], "https://aryanputta.com/about/");
+    assert_eq!(ld["datePublished"], "2026-11-30");
+    assert_eq!(
+        ld["url"],
+        "https://aryanputta.com/articles/server-offline-ratio/"
+    );
+    assert!(ld["isBasedOn"]["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("/summary.csv"));
+    assert_eq!(ld["license"], "https://www.apache.org/licenses/LICENSE-2.0");
+    assert!(page.contains("arXiv:1911.02549"), "Reddi et al. are cited");
+    assert!(html.contains("href=\"https://arxiv.org/abs/1911.02549\""));
+}
+
+#[test]
+fn the_downloads_table_links_every_published_file_with_the_bytes_written() {
+    let d = build("base");
+    let page = text(&d, "article.html");
+    let table = page.find("id=\"downloads-table\"").unwrap();
+    let html = &page[table..table + page[table..].find("</table>").unwrap()];
+    for f in scenario_ratios::layout::OutputFile::ALL {
+        if *f == scenario_ratios::layout::OutputFile::Article {
+            continue;
+        }
+        assert!(
+            html.contains(&format!("<a href=\"{}\">", f.path())),
+            "no link to {}",
+            f.path()
+        );
+        if let Some(bytes) = d.get(f.path()) {
+            // The size and SHA-256 printed are those of the bytes written (sha256sum-compatible).
+            let row_start = html.find(&format!("<a href=\"{}\">", f.path())).unwrap();
+            let row = &html[row_start..row_start + html[row_start..].find("</tr>").unwrap()];
+            let size = bytes.len().to_string();
+            let grouped: String = size
+                .chars()
+                .rev()
+                .collect::<Vec<_>>()
+                .chunks(3)
+                .map(|c| c.iter().collect::<String>())
+                .collect::<Vec<_>>()
+                .join(",")
+                .chars()
+                .rev()
+                .collect();
+            assert!(
+                row.contains(&grouped),
+                "{}: size {grouped} in {row}",
+                f.path()
+            );
+            let sha = scenario_ratios::inputs::HexDigest::sha256(bytes);
+            assert!(row.contains(sha.as_str()), "{}: hash", f.path());
+        }
+    }
+}
+
+#[test]
+fn the_ordering_sentence_follows_the_data() {
+    // Base fixture, by hand: B300 ratios 85 % (deepseek-r1) < 95 % (gpt-oss-120b) < 98 %
+    // (llama2-70b-99.9); medians deepseek-r1 85 %, llama2-70b-99.9 98 %, gpt-oss-120b 98.5 %
+    // ((95 + 102) / 2): the medians order gpt-oss-120b last, the system orders it second.
+    let page = visible(&text(&build("base"), "article.html"));
+    assert!(
+        page.contains("On the highlighted system the three workloads do not order as their benchmarks' medians do: by this system's ratio they run deepseek-r1, gpt-oss-120b, llama2-70b-99.9 (lowest first), by median deepseek-r1, llama2-70b-99.9, gpt-oss-120b."),
+        "{page}"
+    );
+    assert!(!page.contains("order the same way"));
+}
+
+#[test]
+fn a_wrong_value_in_the_lede_fails_the_build_check() {
+    let mut d = build("base");
+    let html = text(&d, "article.html");
+    // The lede says 85.00 % for B300 deepseek-r1 (850 / 1000); make it say 84.00 %, leaving the
+    // tables and figures (which also print 85.00 %) as they are.
+    let span = "<span data-value=\"hl.b300_deepseek.ratio\">85.00 %</span>";
+    assert!(html.contains(span));
+    let wrong = html.replacen(
+        span,
+        "<span data-value=\"hl.b300_deepseek.ratio\">84.00 %</span>",
+        1,
+    );
+    assert!(
+        wrong.contains("85.00 %"),
+        "the right value still appears elsewhere"
+    );
+    let mut tampered = Dist::new();
+    for (path, bytes) in d.files() {
+        let bytes = if path == "article.html" {
+            wrong.as_bytes().to_vec()
+        } else {
+            bytes.to_vec()
+        };
+        tampered.add(path, bytes).unwrap();
+    }
+    let summed = tampered.files().map(|(p, _)| p.to_string()).collect();
+    let checks = scenario_ratios::validate::validate(&tampered, &summed);
+    let c = checks
+        .iter()
+        .find(|c| c.rule == scenario_ratios::validate::Rule::HighlightsMatchResults)
+        .unwrap();
+    assert!(!c.passed);
+    assert_eq!(
+        c.detail,
+        "{{hl.b300_deepseek.ratio}} shows \"84.00 %\" but results.json gives \"85.00 %\""
+    );
+    // The untouched page passes the same check.
+    d = build("base");
+    let summed = d.files().map(|(p, _)| p.to_string()).collect();
+    let checks = scenario_ratios::validate::validate(&d, &summed);
+    assert!(checks
+        .iter()
+        .any(|c| c.rule == scenario_ratios::validate::Rule::HighlightsMatchResults && c.passed));
+}
+
+/// A sentence that states a direction ("gives up", "above its own Offline rate") asks for a
+/// value that exists only when the data go that way: data that go the other way fail the build
+/// with the reason, instead of publishing a false sentence.
+#[test]
+fn prose_that_states_a_direction_fails_when_the_data_turn() {
+    let mut inputs = common::fixture_inputs("base");
+    // GB200 gpt-oss-120b: Server 5100 → 4900 (below its 5000 Offline) in both files.
+    for f in inputs.files.iter_mut().take(2) {
+        let text = String::from_utf8(f.bytes.clone()).unwrap();
+        let changed = text.replacen("\"5100.0\"", "\"4900.0\"", 1).replacen(
+            "\"Result\": 5100.0",
+            "\"Result\": 4900.0",
+            1,
+        );
+        assert_ne!(text, changed);
+        f.bytes = changed.into_bytes();
+    }
+    let computed = pipeline::compute(common::project(), &inputs).unwrap();
+    let err = pipeline::render(&computed).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "content/article.md: placeholder {{hl.gb200_gptoss.gain}} has no value here: GB200 NVL72 · gpt-oss-120b's Server rate is not above its Offline rate"
+    );
 }

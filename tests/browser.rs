@@ -1,184 +1,180 @@
-//! A real browser renders the article: Debian's chromium, headless. The test saves a screenshot
-//! under `target/browser/`, checks the DOM Chromium built (both figures, the pairs table), and
-//! checks from Chromium's own network log and console that the page requested nothing from the
-//! network and logged no error. A missing chromium fails the test (see `common::browser`).
+//! The published page in a real browser and a real HTML checker. Debian's chromium, driven by
+//! puppeteer-core (tests/browser/article-check.mjs), loads the built article at 390, 360 and 1280
+//! px in light and dark: axe-core must find no violation (every <details> open), nothing may
+//! overflow sideways, each figure must fit its column with every label inside the drawing and at
+//! least 10 CSS px, and the page must log nothing and request nothing. Printed, closed <details>
+//! must show their content and links their addresses; the PDF's own text is checked with
+//! pdftotext. The Nu Html Checker must report no error for the page and both SVGs. Screenshots
+//! and the PDF are kept under target/browser/.
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
-struct Run {
-    dom: String,
-    console: Vec<String>,
-    page_requests: Vec<String>,
-}
-
-/// Loads `page` headless with a fresh profile; returns the DOM, console lines and the network
-/// requests the page itself made (Chromium's background requests carry no page origin).
-fn load(chrome: &Path, page: &Path, work: &Path, screenshot: Option<(&Path, &Path)>) -> Run {
-    let profile = work.join(format!(
-        "profile-{}",
-        page.file_stem().unwrap().to_string_lossy()
-    ));
-    let netlog = work.join(format!(
-        "netlog-{}.json",
-        page.file_stem().unwrap().to_string_lossy()
-    ));
-    let url = format!("file://{}", page.display());
-    let common_args = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        "--window-size=1280,2200",
-    ];
-    let out = Command::new(chrome)
-        .args(common_args)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--enable-logging=stderr")
-        .arg("--v=0")
-        .arg(format!("--log-net-log={}", netlog.display()))
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if let Some((shot_page, shot)) = screenshot {
-        let s = Command::new(chrome)
-            .args(common_args)
-            .arg("--window-size=1280,16000")
-            .arg(format!("--user-data-dir={}-shot", profile.display()))
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg(format!("file://{}", shot_page.display()))
-            .output()
-            .expect("chromium runs");
-        assert!(s.status.success(), "screenshot failed");
-        assert!(
-            std::fs::metadata(shot).unwrap().len() > 10_000,
-            "screenshot written"
-        );
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let console = stderr
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(String::from)
-        .collect();
-    let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&netlog).unwrap()).unwrap();
-    let start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-        .as_i64()
-        .unwrap();
-    let page_requests = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"].as_i64() == Some(start_job))
-        .filter(|e| {
-            e["params"]["initiator"]
-                .as_str()
-                .is_some_and(|i| i != "not an origin")
-        })
-        .filter_map(|e| e["params"]["url"].as_str().map(String::from))
-        .filter(|u| !u.starts_with("file:") && !u.starts_with("data:"))
-        .collect();
-    Run {
-        dom: String::from_utf8(out.stdout).unwrap(),
-        console,
-        page_requests,
-    }
-}
+use serde_json::Value;
 
 #[test]
-fn chromium_renders_the_article_offline() {
+fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
     let Some(browser) = common::browser() else {
         return;
     };
-    let chrome = browser.chromium;
-    let work = tempfile::tempdir().unwrap();
-    let out = work.path().join("dist");
-    let o = common::build_real(&out, &work.path().join("cache"), &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
     assert!(o.status.success(), "{}", common::stderr(&o));
-
-    // The detector works: a page loading a remote image without a CSP is caught.
-    let control = work.path().join("control.html");
-    std::fs::write(
-        &control,
-        "<!DOCTYPE html><title>c</title><img src=\"http://127.0.0.1:9/x.png\">",
-    )
-    .unwrap();
-    let c = load(&chrome, &control, work.path(), None);
-    assert_eq!(
-        c.page_requests,
-        ["http://127.0.0.1:9/x.png"],
-        "control page"
-    );
-
     let shots = common::root().join("target/browser");
-    std::fs::create_dir_all(&shots).unwrap();
-    let shot = shots.join("article.png");
-    // The screenshot shows the whole page with the pairs table opened (a copy whose only change
-    // is the `open` attribute of that <details>).
-    let page = out.join("article.html");
-    let opened = work.path().join("article-open.html");
-    let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("<details id=\"all-pairs\">"));
-    std::fs::write(
-        &opened,
-        html.replace(
-            "<details id=\"all-pairs\">",
-            "<details id=\"all-pairs\" open>",
-        ),
-    )
-    .unwrap();
-    let run = load(&chrome, &page, work.path(), Some((&opened, &shot)));
-    assert!(
-        run.page_requests.is_empty(),
-        "network requests: {:?}",
-        run.page_requests
+    let article = out.join("article.html");
+    let report = browser.run(
+        "article-check.mjs",
+        &[article.to_str().unwrap(), shots.to_str().unwrap()],
+    );
+    let r: Value = serde_json::from_str(report.trim()).unwrap();
+    let views = r["views"].as_array().unwrap();
+    assert_eq!(views.len(), 6, "3 widths × 2 colour schemes");
+    for v in views {
+        let at = format!("{} px {}", v["width"], v["scheme"]);
+        assert_eq!(v["axe"], serde_json::json!([]), "axe at {at}");
+        assert_eq!(
+            v["document_width"], v["viewport"],
+            "sideways scroll at {at}"
+        );
+        assert_eq!(v["overflowing"], serde_json::json!([]), "overflow at {at}");
+        assert_eq!(v["console"], serde_json::json!([]), "console at {at}");
+        assert_eq!(v["requests"], serde_json::json!([]), "network at {at}");
+        let figures = v["figures"].as_array().unwrap();
+        assert_eq!(figures.len(), 2, "both figures shown at {at}");
+        let narrow = v["width"].as_u64().unwrap() <= 640;
+        for f in figures {
+            let id = f["id"].as_str().unwrap();
+            assert_eq!(id.contains("n-title"), narrow, "the layout for {at}: {id}");
+            assert!(
+                f["width"].as_f64() <= f["container"].as_f64(),
+                "{id} fits at {at}"
+            );
+            assert!(
+                f["smallest_label_px"].as_f64().unwrap() >= 10.0,
+                "{id} at {at}: smallest label {} px ({})",
+                f["smallest_label_px"],
+                f["smallest_label"]
+            );
+            assert_eq!(f["labels_outside"], serde_json::json!([]), "{id} at {at}");
+        }
+        assert!(
+            std::fs::metadata(v["screenshot"].as_str().unwrap())
+                .unwrap()
+                .len()
+                > 10_000
+        );
+    }
+
+    // Print: closed <details> show their content, links their addresses.
+    let p = &r["print"];
+    assert!(p["closed_details"].as_u64().unwrap() >= 3, "{p}");
+    assert_eq!(p["details_hidden_in_print"], serde_json::json!([]), "{p}");
+    assert_eq!(
+        p["link_after"], "\" <https://arxiv.org/abs/1911.02549>\"",
+        "{p}"
     );
     assert!(
-        run.console.is_empty(),
-        "console messages: {:?}",
-        run.console
+        p["relative_link_after"]
+            .as_str()
+            .unwrap()
+            .contains("https://aryanputta.com/articles/server-offline-ratio/pairs.csv"),
+        "{p}"
+    );
+    // The PDF itself holds what the closed <details> hold: the last pair's system, the last
+    // input's name, the last check's numbers.
+    let pdf = p["pdf"].as_str().unwrap();
+    let text = Command::new("pdftotext")
+        .args(["-layout", pdf, "-"])
+        .output()
+        .expect("pdftotext (poppler-utils) runs");
+    assert!(text.status.success());
+    let text = String::from_utf8_lossy(&text.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let results: Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let last_pair = results["pairs"].as_array().unwrap().last().unwrap();
+    let system = last_pair["system_name"].as_str().unwrap();
+    let first_word = system.split_whitespace().next().unwrap();
+    assert!(
+        text.contains(first_word),
+        "the all-pairs table is printed ({system})"
+    );
+    assert!(text.contains(&last_pair["server_id"].as_str().unwrap().to_string()));
+    assert!(text.contains("summary.json"), "the inputs table is printed");
+    assert!(
+        text.contains("https://arxiv.org/abs/1911.02549"),
+        "link addresses are printed"
     );
 
-    let dom = scraper::Html::parse_document(&run.dom);
-    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
-    let title: String = dom.select(&sel("h1")).next().unwrap().text().collect();
-    assert_eq!(title, "The Server/Offline ratio is workload-specific");
-    let figures: Vec<_> = dom.select(&sel("figure svg[role=img]")).collect();
-    assert_eq!(figures.len(), 2, "both figures in the DOM");
-    for f in &figures {
-        assert!(f.select(&sel("title")).next().is_some());
-        assert!(f.select(&sel("desc")).next().is_some());
+    // The Nu Html Checker: no error in the page or the standalone figures.
+    let vnu = browser
+        .scripts
+        .join("node_modules/vnu-jar/build/dist/vnu.jar");
+    for (file, extra) in [
+        ("article.html", None),
+        ("scenario-ratios.svg", Some("--svg")),
+        ("ratios-by-model.svg", Some("--svg")),
+    ] {
+        let o = Command::new("java")
+            .arg("-jar")
+            .arg(&vnu)
+            .args(["--errors-only", "--exit-zero-always"])
+            .args(extra)
+            .arg(out.join(file))
+            .output()
+            .expect("java runs the Nu Html Checker");
+        let messages = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{file}: {messages}");
+        assert_eq!(messages.trim(), "", "Nu Html Checker on {file}");
     }
-    // Figure 1: one bar per highlight (4 configured); figure 2: one mark per pair.
-    assert_eq!(
-        figures[0]
-            .select(&sel("g > rect.sr-bar, g > rect.sr-bar-over"))
-            .count(),
-        4
+    println!("screenshots and the printed PDF: {}", shots.display());
+}
+
+/// The detectors are not vacuous: a page with a remote image, a figure too wide for a phone and
+/// an unlabelled form field is caught by each of them.
+#[test]
+fn the_browser_checks_catch_a_bad_page() {
+    let Some(browser) = common::browser() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.html");
+    std::fs::write(
+        &bad,
+        "<!DOCTYPE html><html lang=\"en\"><head><title>bad</title><meta name=\"viewport\" content=\"width=device-width\"></head><body>\
+         <main><img src=\"http://127.0.0.1:9/x.png\" alt=\"x\"><input type=\"text\">\
+         <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text></svg></div></figure>\
+         <details><summary>s</summary><table><tr><td>hidden</td></tr></table></details></main></body></html>",
+    )
+    .unwrap();
+    let report = browser.run(
+        "article-check.mjs",
+        &[
+            bad.to_str().unwrap(),
+            tmp.path().join("shots").to_str().unwrap(),
+        ],
     );
-    let rows = dom
-        .select(&sel("details#all-pairs table#pairs-table tbody tr"))
-        .count();
-    assert_eq!(rows, 152, "the 152 pairs of the acceptance figures");
-    assert_eq!(
-        figures[1]
-            .select(&sel("circle[cy]"))
-            .filter(|c| c.select(&sel("title")).next().is_some())
-            .count(),
-        152
+    let r: Value = serde_json::from_str(report.trim()).unwrap();
+    let phone = &r["views"][0];
+    assert!(
+        phone["axe"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["id"] == "label"),
+        "{phone}"
     );
-    println!("screenshot: {}", shot.display());
+    assert_ne!(
+        phone["document_width"], phone["viewport"],
+        "the 760 px figure overflows"
+    );
+    assert_eq!(
+        phone["requests"],
+        serde_json::json!(["http://127.0.0.1:9/x.png"])
+    );
+    assert!(phone["figures"][0]["smallest_label_px"].as_f64().unwrap() < 10.0);
 }

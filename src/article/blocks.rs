@@ -11,9 +11,9 @@ use super::{pair_of, template, ArticleData};
 use crate::analysis::{Pair, Step};
 use crate::error::Result;
 use crate::evidence::{Check, CheckKind, Status};
-use crate::figure::Svg;
 use crate::format::{grouped, percent, points, short_commit, tokens};
 use crate::inputs::PinnedInput;
+use crate::layout::OutputFile;
 
 /// A highlight row of figure 1's data table.
 pub struct HighlightRow {
@@ -27,9 +27,11 @@ pub struct HighlightRow {
 #[derive(Template)]
 #[template(path = "blocks/figure-highlights.html")]
 struct FigureHighlightsBlock<'a> {
-    svg: &'a str,
+    wide: &'a str,
+    narrow: &'a str,
     rows: Vec<HighlightRow>,
     span: String,
+    span_count: String,
 }
 
 pub struct BenchmarkRow {
@@ -43,7 +45,8 @@ pub struct BenchmarkRow {
 #[derive(Template)]
 #[template(path = "blocks/figure-pairs.html")]
 struct FigurePairsBlock<'a> {
-    svg: &'a str,
+    wide: &'a str,
+    narrow: &'a str,
     rows: Vec<BenchmarkRow>,
     pairs: usize,
 }
@@ -99,6 +102,60 @@ struct InputsBlock<'a> {
     rows: Vec<InputRow<'a>>,
 }
 
+/// A small count in words, as prose writes it ("three"), else in digits.
+pub fn count_word(n: usize) -> String {
+    const WORDS: [&str; 11] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    WORDS.get(n).map_or(n.to_string(), |w| w.to_string())
+}
+
+/// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
+/// written, where they can be known when the page is made.
+pub struct Download {
+    pub path: &'static str,
+    pub size: Option<String>,
+    pub sha256: Option<String>,
+    pub why_no_hash: &'static str,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/downloads.html")]
+struct DownloadsBlock<'a> {
+    files: &'a [Download],
+}
+
+/// The downloads table of the page: every published file but the page itself. The files made
+/// before the page are given with their size and SHA-256; SHA256SUMS lists the page's own hash
+/// and the validation report checks the page, so those two come after it: SHA256SUMS is given
+/// with its size (fixed by the file names), both without a hash.
+pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<Download> {
+    let sums_size: usize = published
+        .iter()
+        .filter(|f| **f != OutputFile::Sums)
+        .map(|f| 64 + 2 + f.path().len() + 1)
+        .sum();
+    published
+        .iter()
+        .filter(|f| **f != OutputFile::Article)
+        .map(|&f| {
+            let bytes = written.get(f.path());
+            Download {
+                path: f.path(),
+                size: match f {
+                    OutputFile::Sums => Some(grouped(sums_size as f64, 0)),
+                    _ => bytes.map(|b| grouped(b.len() as f64, 0)),
+                },
+                sha256: bytes.map(|b| crate::inputs::HexDigest::sha256(b).to_string()),
+                why_no_hash: match f {
+                    OutputFile::Sums => "it lists this page's own hash, so it is not printed here",
+                    _ => "made after this page; its hash is in SHA256SUMS",
+                },
+            }
+        })
+        .collect()
+}
+
 /// The compact form of some checks: each check's key numbers with its outcome.
 fn status_mark(items: &[&Check]) -> String {
     if items.is_empty() {
@@ -116,7 +173,8 @@ fn status_mark(items: &[&Check]) -> String {
 }
 
 /// Every block the prose may place.
-pub fn blocks(data: &ArticleData<'_>, highlights_svg: &Svg, pairs_svg: &Svg) -> Result<Blocks> {
+pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
+    let figures = data.figures;
     let a = data.analysis;
     let mut b = Blocks::new();
     let rows = data
@@ -138,9 +196,17 @@ pub fn blocks(data: &ArticleData<'_>, highlights_svg: &Svg, pairs_svg: &Svg) -> 
         "figure-highlights".into(),
         template(
             &FigureHighlightsBlock {
-                svg: &highlights_svg.0,
+                wide: &figures.highlights.0,
+                narrow: &figures.highlights_narrow.0,
                 rows,
                 span: points(data.highlights.span_pp),
+                span_count: count_word(
+                    data.highlights
+                        .highlights
+                        .iter()
+                        .filter(|h| h.in_span)
+                        .count(),
+                ),
             },
             "blocks/figure-highlights.html",
         )?,
@@ -150,7 +216,8 @@ pub fn blocks(data: &ArticleData<'_>, highlights_svg: &Svg, pairs_svg: &Svg) -> 
         "figure-pairs".into(),
         template(
             &FigurePairsBlock {
-                svg: &pairs_svg.0,
+                wide: &figures.pairs.0,
+                narrow: &figures.pairs_narrow.0,
                 rows: stats
                     .iter()
                     .map(|s| BenchmarkRow {
@@ -254,6 +321,15 @@ pub fn blocks(data: &ArticleData<'_>, highlights_svg: &Svg, pairs_svg: &Svg) -> 
                     .collect(),
             },
             "blocks/inputs.html",
+        )?,
+    );
+    b.insert(
+        "downloads".into(),
+        template(
+            &DownloadsBlock {
+                files: data.downloads,
+            },
+            "blocks/downloads.html",
         )?,
     );
     Ok(b)

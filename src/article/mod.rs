@@ -15,9 +15,9 @@ use crate::config::ArticleConfig;
 use crate::error::{Error, Result};
 use crate::evidence::facts::CheckerFacts;
 use crate::evidence::Checks;
-use crate::figure::{self, Svg};
+use crate::figure::Figures;
 use crate::highlight::{Highlight, Highlights};
-use crate::inputs::InputManifest;
+use crate::inputs::{InputKind, InputManifest};
 
 pub use export::pairs_csv;
 
@@ -29,15 +29,12 @@ pub struct ArticleData<'a> {
     pub checks: &'a Checks,
     pub manifest: &'a InputManifest,
     pub facts: &'a CheckerFacts,
+    /// Both figures in both layouts.
+    pub figures: &'a Figures,
+    /// The rows of the downloads table.
+    pub downloads: &'a [blocks::Download],
     /// Name and version of the generator, e.g. `scenario-ratios 0.1.0`.
     pub tool: &'a str,
-}
-
-/// The rendered article and its figures.
-pub struct Rendered {
-    pub html: String,
-    pub highlights_svg: Svg,
-    pub pairs_svg: Svg,
 }
 
 pub(crate) fn template<T: Template>(t: &T, name: &str) -> Result<String> {
@@ -56,14 +53,48 @@ struct Page<'a> {
     config: &'a ArticleConfig,
     body: &'a str,
     tool: &'a str,
+    origin: &'a str,
+    author_profile: String,
+    json_ld: String,
+}
+
+/// The schema.org `Article` of the page, as JSON safe to place inside `<script>`: data, not
+/// code (the validator allows exactly this one script element, and checks it parses).
+fn json_ld(data: &ArticleData<'_>) -> Result<String> {
+    let c = data.config;
+    let based_on = data.manifest.single(InputKind::SummaryCsv).ok().map(|csv| {
+        serde_json::json!({
+            "@type": "Dataset",
+            "name": "MLPerf Inference v6.1 results summary (summary.csv)",
+            "url": format!("https://github.com/{}/blob/{}/{}", csv.repository, csv.commit, csv.path),
+            "creator": { "@type": "Organization", "name": "MLCommons" },
+            "license": "https://www.apache.org/licenses/LICENSE-2.0",
+        })
+    });
+    let doc = serde_json::json!({
+        "@context": "https://schema.org",
+        "@type": "Article",
+        "headline": c.title,
+        "description": c.description,
+        "author": { "@type": "Person", "name": c.author, "url": c.absolute(&c.author_url) },
+        "datePublished": c.published,
+        "url": c.canonical_url,
+        "mainEntityOfPage": c.canonical_url,
+        "isBasedOn": based_on,
+        "license": c.license_url,
+    });
+    let text = serde_json::to_string(&doc).map_err(|e| Error::invalid("JSON-LD", e.to_string()))?;
+    // `<`, `>` and `&` as JSON escapes, so no text can close the script element.
+    Ok(text
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026"))
 }
 
 /// Renders the whole page from `prose`.
-pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<Rendered> {
-    let highlights_svg = figure::highlights(data.analysis, data.highlights)?;
-    let pairs_svg = figure::all_pairs(data.analysis, data.highlights)?;
+pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
     let values = values::values(data)?;
-    let blocks = blocks::blocks(data, &highlights_svg, &pairs_svg)?;
+    let blocks = blocks::blocks(data)?;
     let ids: Vec<String> = data
         .config
         .highlights
@@ -71,17 +102,15 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<Rendered> {
         .map(|h| h.id.clone())
         .collect();
     let body = prose::render_prose(prose, &values, &blocks, &ids)?;
-    let html = template(
+    template(
         &Page {
             config: data.config,
             body: &body,
             tool: data.tool,
+            origin: data.config.origin(),
+            author_profile: data.config.absolute(&data.config.author_url),
+            json_ld: json_ld(data)?,
         },
         "templates/article.html",
-    )?;
-    Ok(Rendered {
-        html,
-        highlights_svg,
-        pairs_svg,
-    })
+    )
 }

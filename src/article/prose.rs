@@ -116,6 +116,7 @@ pub fn render_prose(
     ));
     let events: Vec<Event> = parser.collect();
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    let mut in_code_block = false;
     let mut i = 0;
     while i < events.len() {
         // A paragraph holding only `{{block:name}}` becomes the block's HTML.
@@ -141,6 +142,18 @@ pub fn render_prose(
             }
         }
         match &events[i] {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                in_code_block = true;
+                out.push(Event::Start(Tag::CodeBlock(kind.clone())));
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                in_code_block = false;
+                out.push(Event::End(TagEnd::CodeBlock));
+            }
+            // Inside a code block a value is inserted bare: a reader copies the commands.
+            Event::Text(t) if in_code_block => {
+                out.push(Event::Text(substitute_bare(t, values, &mut used)?.into()));
+            }
             Event::Text(t) => {
                 for piece in substitute(t, values, &mut used)? {
                     match piece {
@@ -253,6 +266,16 @@ mod tests {
         assert!(
             e.to_string().contains("unknown block {{block:nope}}"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn values_in_code_blocks_are_bare() {
+        let v = vals(&[("dir", "folder-1.0")]);
+        let html = render_prose("```sh\ncd {{dir}}\n```\n", &v, &Blocks::new(), &[]).unwrap();
+        assert!(
+            html.contains("<code class=\"language-sh\">cd folder-1.0\n</code>"),
+            "{html}"
         );
     }
 

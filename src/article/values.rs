@@ -42,6 +42,15 @@ struct UnmatchedSentence<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "text/span-order.txt")]
+struct SpanOrder {
+    same: bool,
+    count: String,
+    by_ratio: Vec<String>,
+    by_median: Vec<String>,
+}
+
+#[derive(Template)]
 #[template(path = "text/checks-verdict.txt")]
 struct ChecksVerdict<'a> {
     checks: &'a Checks,
@@ -114,7 +123,32 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
         };
         v.put(key("label"), h.label.clone());
         v.put(key("ratio"), percent(h.ratio));
-        v.put(key("loss"), format!("{:.2} %", 100.0 - h.ratio.percent()));
+        // What the prose may say of the two rates: "loss" only where Server is below Offline, so
+        // a sentence that says the system gives something up cannot outlive data that say not.
+        if h.ratio.0 < 1.0 {
+            v.put(key("loss"), format!("{:.2} %", 100.0 - h.ratio.percent()));
+        } else {
+            v.missing(
+                key("loss"),
+                format!("{}'s Server rate is not below its Offline rate", h.label),
+            );
+        }
+        if h.ratio.0 > 1.0 {
+            v.put(key("gain"), format!("{:.2} %", h.ratio.percent() - 100.0));
+        } else {
+            v.missing(
+                key("gain"),
+                format!("{}'s Server rate is not above its Offline rate", h.label),
+            );
+        }
+        v.put(
+            key("relation"),
+            match h.ratio.0.partial_cmp(&1.0) {
+                Some(std::cmp::Ordering::Greater) => "above",
+                Some(std::cmp::Ordering::Less) => "below",
+                _ => "equal to",
+            },
+        );
         v.put(key("offline"), tokens(p.offline));
         v.put(key("server"), tokens(p.server));
         v.put(key("offline_id"), p.offline_id.to_string());
@@ -147,6 +181,38 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
             }
         }
     }
+
+    // Does the span group order its workloads as the benchmarks' medians do?
+    let mut span: Vec<(f64, &str)> = data
+        .highlights
+        .highlights
+        .iter()
+        .filter(|h| h.in_span)
+        .filter_map(|h| {
+            a.pair(h.offline_id)
+                .map(|p| (h.ratio.0, p.benchmark.as_str()))
+        })
+        .collect();
+    span.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let by_ratio: Vec<String> = span.iter().map(|(_, b)| b.to_string()).collect();
+    let by_median: Vec<String> = a
+        .benchmarks
+        .iter()
+        .filter(|s| by_ratio.contains(&s.benchmark))
+        .map(|s| s.benchmark.clone())
+        .collect();
+    v.put(
+        "span_order_sentence",
+        template(
+            &SpanOrder {
+                same: by_ratio == by_median,
+                count: super::blocks::count_word(by_ratio.len()),
+                by_ratio,
+                by_median,
+            },
+            "text/span-order.txt",
+        )?,
+    );
 
     let checked_rows: BTreeSet<_> = data.checks.items.iter().map(|c| c.row).collect();
     v.put("checked_rows", checked_rows.len().to_string());
@@ -225,5 +291,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     }
     v.put("input_count", data.manifest.inputs.len().to_string());
     v.put("tool", data.tool.to_string());
+    v.put("rust_version", env!("CARGO_PKG_RUST_VERSION").to_string());
+    v.put("bundle_folder", crate::layout::bundle_folder());
     Ok(v)
 }

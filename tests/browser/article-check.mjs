@@ -1,0 +1,135 @@
+// The published page as readers meet it, in Debian's chromium: a phone (390 px, also 360 px) and a
+// desktop (1280 px), light and dark, then print. For each view it reports axe-core's violations
+// (every <details> opened), sideways overflow, the figures' fit and their smallest label in CSS
+// px, console messages and network requests; it saves screenshots and the printed PDF.
+//
+// Usage: node article-check.mjs <article.html> <folder for screenshots and the PDF>
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { launch } from "./launch.mjs";
+
+const require = createRequire(import.meta.url);
+const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const [article, outDir] = process.argv.slice(2);
+fs.mkdirSync(outDir, { recursive: true });
+const url = "file://" + path.resolve(article);
+
+const browser = await launch();
+const report = { views: [], print: null };
+try {
+  for (const [width, height] of [[390, 844], [360, 780], [1280, 900]]) {
+    for (const scheme of ["light", "dark"]) {
+      const page = await browser.newPage();
+      const consoleLines = [];
+      const requests = [];
+      page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+      page.on("pageerror", (e) => consoleLines.push(`pageerror: ${e.message}`));
+      page.on("request", (r) => {
+        if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url());
+      });
+      await page.setViewport({ width, height, deviceScaleFactor: 1 });
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+      await page.goto(url, { waitUntil: "load" });
+      const shot = path.join(outDir, `article-${width}-${scheme}.png`);
+      await page.screenshot({ path: shot, fullPage: true });
+      // Open every <details> for the checks (axe must see the tables inside them).
+      await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
+      const layout = await page.evaluate(() => {
+        const vw = document.documentElement.clientWidth;
+        const overflowing = [];
+        // Inside a visually hidden container (clip:rect(...) 1px boxes: table heads read by
+        // screen readers, .sr-only captions), nothing is on screen.
+        const clipped = (el) => {
+          for (let a = el; a; a = a.parentElement) {
+            const cs = getComputedStyle(a);
+            if (cs.clip !== "auto" && cs.position === "absolute") return true;
+          }
+          return false;
+        };
+        for (const el of document.querySelectorAll("body *")) {
+          const r = el.getBoundingClientRect();
+          if (r.width === 0 && r.height === 0) continue;
+          if (clipped(el)) continue;
+          if (r.right > vw + 0.5 || r.left < -0.5) {
+            const table = el.closest("table");
+            overflowing.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ")[0] : ""}${table ? " in table " + (table.id || table.caption?.textContent || "") : ""} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
+          }
+          if (el.scrollWidth > el.clientWidth + 1 && ["auto", "scroll"].includes(getComputedStyle(el).overflowX)) {
+            overflowing.push(`${el.tagName.toLowerCase()} scrolls sideways (${el.scrollWidth} > ${el.clientWidth})`);
+          }
+        }
+        const figures = [];
+        for (const svg of document.querySelectorAll("figure svg")) {
+          const box = svg.getBoundingClientRect();
+          if (box.width === 0) continue; // the other layout, hidden
+          const vb = svg.viewBox.baseVal;
+          const scale = box.width / vb.width;
+          let smallest = Infinity;
+          let smallestText = "";
+          for (const t of svg.querySelectorAll("text")) {
+            const size = parseFloat(getComputedStyle(t).fontSize) * scale;
+            const tb = t.getBoundingClientRect();
+            if (tb.width > 0 && size < smallest) {
+              smallest = size;
+              smallestText = t.textContent;
+            }
+          }
+          // Every label must lie inside its drawing.
+          const outside = [...svg.querySelectorAll("text")]
+            .filter((t) => {
+              const tb = t.getBoundingClientRect();
+              return tb.width > 0 && (tb.left < box.left - 0.5 || tb.right > box.right + 0.5);
+            })
+            .map((t) => t.textContent);
+          figures.push({
+            id: svg.getAttribute("aria-labelledby"),
+            width: Math.round(box.width),
+            container: Math.round(svg.parentElement.getBoundingClientRect().width),
+            smallest_label_px: Math.round(smallest * 100) / 100,
+            smallest_label: smallestText,
+            labels_outside: outside,
+          });
+        }
+        return {
+          viewport: vw,
+          document_width: document.documentElement.scrollWidth,
+          overflowing: overflowing.slice(0, 20),
+          figures,
+        };
+      });
+      // Evaluated through CDP, which the page's Content-Security-Policy does not govern.
+      await page.evaluate(axeSource);
+      const axe = await page.evaluate(async () => {
+        const r = await window.axe.run(document, { resultTypes: ["violations"] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, first: v.nodes[0]?.target }));
+      });
+      report.views.push({ width, scheme, screenshot: shot, ...layout, axe, console: consoleLines, requests });
+      await page.close();
+    }
+  }
+
+  // Print: what the PDF holds, and the same in print emulation for the DOM-level checks.
+  const page = await browser.newPage();
+  await page.goto(url, { waitUntil: "load" });
+  await page.emulateMediaType("print");
+  const printed = await page.evaluate(() => {
+    const closed = [...document.querySelectorAll("details")].filter((d) => !d.open);
+    const hiddenContent = closed.filter((d) => {
+      const inside = d.querySelector("table");
+      return !inside || inside.getBoundingClientRect().height === 0;
+    }).map((d) => d.id);
+    const link = document.querySelector('a[href^="https://arxiv.org"]');
+    const after = link ? getComputedStyle(link, "::after").content : "";
+    const relative = document.querySelector('a[href="pairs.csv"]');
+    const relativeAfter = relative ? getComputedStyle(relative, "::after").content : "";
+    return { closed_details: closed.length, details_hidden_in_print: hiddenContent, link_after: after, relative_link_after: relativeAfter };
+  });
+  const pdf = path.join(outDir, "article.pdf");
+  await page.pdf({ path: pdf, format: "A4", printBackground: false });
+  report.print = { pdf, ...printed };
+  await page.close();
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(report));
