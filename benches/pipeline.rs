@@ -35,6 +35,21 @@ fn real_inputs() -> &'static Inputs {
     })
 }
 
+/// The vendored crates, as the build keeps them (the repository's data/crates).
+fn fragment() -> &'static scenario_ratios::vendor::Fragment {
+    static F: OnceLock<scenario_ratios::vendor::Fragment> = OnceLock::new();
+    F.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let sources = package::source_files(root).unwrap();
+        let crates = scenario_ratios::vendor::CrateSources::for_project(
+            root,
+            root.join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE),
+            false,
+        );
+        pipeline::vendor_fragment(&sources, &crates, 1_795_996_800).unwrap()
+    })
+}
+
 fn computed() -> &'static pipeline::Computed {
     static C: OnceLock<pipeline::Computed> = OnceLock::new();
     C.get_or_init(|| pipeline::compute(project().clone(), real_inputs()).unwrap())
@@ -97,7 +112,8 @@ fn zip_packaging(b: Bencher) {
     for f in &real_inputs().files {
         entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
     }
-    b.bench(|| package::bundle(black_box(&entries), 1_795_996_800).unwrap());
+    let vendored = fragment();
+    b.bench(|| package::bundle(black_box(&entries), Some(vendored), 1_795_996_800).unwrap());
 }
 
 /// Everything after acquisition, in memory: compute, render, package, validate.
@@ -109,7 +125,15 @@ fn whole_pipeline_in_process(b: Bencher) {
         let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
         let mut dist = pipeline::render_data(&c, &figures).unwrap();
         let sources = package::source_files(root).unwrap();
-        pipeline::package(&mut dist, real_inputs(), &c, sources, 1_795_996_800).unwrap();
+        pipeline::package(
+            &mut dist,
+            real_inputs(),
+            &c,
+            sources,
+            Some(fragment()),
+            1_795_996_800,
+        )
+        .unwrap();
         pipeline::render_article(&c, &figures, &mut dist).unwrap();
         pipeline::finish(&mut dist).unwrap();
         dist

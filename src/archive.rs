@@ -32,6 +32,8 @@ pub struct RawEntry {
     pub compressed_size: u64,
     pub size: u64,
     pub crc32: u32,
+    /// Where the entry's local header starts.
+    pub local_offset: u64,
 }
 
 /// The central directory of an archive, checked against `limits`: every name is UTF-8, safe,
@@ -72,6 +74,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         let crc32 = le32(header, 16);
         let mut compressed_size = u64::from(le32(header, 20));
         let mut size = u64::from(le32(header, 24));
+        let local_offset = u64::from(le32(header, 42));
         let (name_len, extra_len, comment_len) = (
             le16(header, 28) as usize,
             le16(header, 30) as usize,
@@ -132,6 +135,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
             compressed_size,
             size,
             crc32,
+            local_offset,
         });
     }
     if total > limits.max_total_bytes {
@@ -197,6 +201,69 @@ pub fn for_each_entry(
         visit(raw, data);
     }
     Ok(entries.len())
+}
+
+/// The number of entries the end-of-central-directory record of the zip at `path` declares, and
+/// the file's size; only the file's tail is read.
+pub fn entry_count_of_file(path: &std::path::Path) -> Result<(u64, u64), String> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let size = file.metadata().map_err(|e| e.to_string())?.len();
+    let tail_len = size.min(22 + 0xFFFF + 20 + 56);
+    file.seek(SeekFrom::Start(size - tail_len))
+        .map_err(|e| e.to_string())?;
+    let mut tail = Vec::with_capacity(tail_len as usize);
+    file.take(tail_len)
+        .read_to_end(&mut tail)
+        .map_err(|e| e.to_string())?;
+    // The zip64 record's offset is absolute; only the classic record is read from the tail.
+    let (count, _, _) = end_of_central_directory(&tail)
+        .map_err(|_| "no end-of-central-directory record".to_string())?;
+    Ok((count, size))
+}
+
+/// The bytes of the one entry named `name`, inflated through a cap at its declared size, its CRC
+/// checked; `entries` is what [`central_directory`] returned for `bytes`. Read straight from the
+/// entry's local header, without parsing the archive again.
+pub fn read_entry(
+    bytes: &[u8],
+    entries: &[RawEntry],
+    name: &str,
+) -> Result<Option<Vec<u8>>, Vec<String>> {
+    let Some(raw) = entries.iter().find(|e| e.name == name) else {
+        return Ok(None);
+    };
+    let fail = |m: &str| vec![format!("entry {name:?}: {m}")];
+    let at = usize::try_from(raw.local_offset).map_err(|_| fail("bad offset"))?;
+    let header = bytes
+        .get(at..at.saturating_add(30))
+        .filter(|h| le32(h, 0) == 0x0403_4b50)
+        .ok_or_else(|| fail("no local header at its offset"))?;
+    let start = at + 30 + le16(header, 26) as usize + le16(header, 28) as usize;
+    let data = usize::try_from(raw.compressed_size)
+        .ok()
+        .and_then(|n| bytes.get(start..start.checked_add(n)?))
+        .ok_or_else(|| fail("its data runs past the archive"))?;
+    let mut out = Vec::with_capacity(raw.size.min(1 << 20) as usize);
+    match raw.method {
+        0 => out.extend_from_slice(&data[..data.len().min(raw.size as usize + 1)]),
+        8 => {
+            flate2::read::DeflateDecoder::new(data)
+                .take(raw.size + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| fail(&format!("cannot inflate: {e}")))?;
+        }
+        m => return Err(fail(&format!("compression method {m}"))),
+    }
+    if out.len() as u64 != raw.size {
+        return Err(fail("does not inflate to its declared size"));
+    }
+    let mut crc = flate2::Crc::new();
+    crc.update(&out);
+    if crc.sum() != raw.crc32 {
+        return Err(fail("CRC mismatch"));
+    }
+    Ok(Some(out))
 }
 
 /// Every entry of a bundle with its bytes, read as [`for_each_entry`] reads them.

@@ -14,6 +14,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::inputs::HexDigest;
 use crate::layout;
 
 /// A relative, `/`-separated path inside the output folder.
@@ -24,10 +25,11 @@ pub const MARKER: &str = ".scenario-ratios-output";
 const MARKER_TEXT: &str =
     "This folder is written by scenario-ratios; the next build replaces it whole.\n";
 
-/// The files of one build, sorted by path.
+/// The files of one build, sorted by path, each with its SHA-256 (computed once, when added:
+/// the downloads table and SHA256SUMS both use it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Dist {
-    files: BTreeMap<DistPath, Vec<u8>>,
+    files: BTreeMap<DistPath, (Vec<u8>, HexDigest)>,
 }
 
 impl Dist {
@@ -44,18 +46,35 @@ impl Dist {
                 "output path must be relative, without `..`",
             ));
         }
-        if self.files.insert(path.to_string(), bytes).is_some() {
+        let digest = HexDigest::sha256(&bytes);
+        if self
+            .files
+            .insert(path.to_string(), (bytes, digest))
+            .is_some()
+        {
             return Err(Error::invalid(path, "output file written twice"));
         }
         Ok(())
     }
 
     pub fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(path).map(Vec::as_slice)
+        self.files.get(path).map(|(b, _)| b.as_slice())
+    }
+
+    /// The SHA-256 of a file.
+    pub fn sha256(&self, path: &str) -> Option<&HexDigest> {
+        self.files.get(path).map(|(_, d)| d)
     }
 
     pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+        self.files
+            .iter()
+            .map(|(k, (b, _))| (k.as_str(), b.as_slice()))
+    }
+
+    /// Every file's path and SHA-256.
+    pub fn digests(&self) -> impl Iterator<Item = (&str, &HexDigest)> {
+        self.files.iter().map(|(k, (_, d))| (k.as_str(), d))
     }
 
     /// Writes every file into a fresh temporary folder beside `out`, runs `check` on it, and only
@@ -87,8 +106,7 @@ impl Dist {
             let expected = self.get(&rel).ok_or_else(|| {
                 Error::invalid(path.display().to_string(), "unexpected file in the output")
             })?;
-            let actual = fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            if actual != expected {
+            if !same_bytes(&path, expected).map_err(|e| Error::io(&path, e))? {
                 return Err(Error::invalid(
                     path.display().to_string(),
                     "the bytes read back differ from the bytes written",
@@ -110,7 +128,7 @@ impl Dist {
         fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
         let marker = dir.join(MARKER);
         fs::write(&marker, MARKER_TEXT).map_err(|e| Error::io(&marker, e))?;
-        for (path, bytes) in &self.files {
+        for (path, (bytes, _)) in &self.files {
             let target = dir.join(path);
             if let Some(p) = target.parent() {
                 fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
@@ -118,6 +136,25 @@ impl Dist {
             fs::write(&target, bytes).map_err(|e| Error::io(&target, e))?;
         }
         Ok(())
+    }
+}
+
+/// True when the file at `path` holds exactly `expected`, read back in pieces (no second copy
+/// of a large file in memory).
+fn same_bytes(path: &Path, expected: &[u8]) -> io::Result<bool> {
+    use std::io::Read;
+    let mut file = fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        if expected.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
     }
 }
 

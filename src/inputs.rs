@@ -1,13 +1,12 @@
 //! Stage 1 of the pipeline: acquire every pinned upstream input and verify it.
 //!
 //! The committed manifest (`data/inputs.json`) pins each input by repository, commit, path, size,
-//! SHA-256 and git blob SHA-1. An input is taken from the verified cache (`data/cache/`), else from a
+//! SHA-256 and git blob SHA-1. An input is taken from the verified cache (`data/upstream/`), else from a
 //! local mirror laid out as `<owner>/<repo>/<path>`, else downloaded from its pinned HTTPS URL. Every
 //! copy is checked before use; a mismatch is a hard error naming the file and both hashes.
 
 use std::fmt;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -15,13 +14,14 @@ use sha1::Sha1;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::fetch::{self, Found};
 use crate::layout::is_safe_relative;
 
 /// Where the manifest lives in the project (read at run time, see [`crate::project`]).
 pub const MANIFEST_PATH: &str = crate::layout::MANIFEST;
 
-/// Default folder of the verified cache, relative to the project root.
-pub const DEFAULT_CACHE: &str = "data/cache";
+/// Default folder of the verified cache, relative to the project root (the bundle's layout).
+pub const DEFAULT_CACHE: &str = crate::layout::INPUTS_DIR;
 /// Largest input a manifest may pin. The real inputs are under 1 MB; a synthetic summary of
 /// 100,000 rows is 120 MB.
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
@@ -30,7 +30,7 @@ pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 pub const DEFAULT_MIRROR: &str = "../shared/upstream";
 
 /// A lowercase hexadecimal digest (SHA-256 or SHA-1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct HexDigest(String);
 
@@ -92,6 +92,9 @@ pub enum InputKind {
     License,
     LoadgenSummary,
     Accuracy,
+    /// A file a reviewer needs to check a rule or definition the article relies on (the
+    /// submission checker's constants, LoadGen's scenario header, the README files).
+    Source,
 }
 
 /// One upstream file pinned by the manifest.
@@ -101,6 +104,9 @@ pub struct PinnedInput {
     /// Logical name, unique in the manifest.
     pub name: String,
     pub kind: InputKind,
+    /// Where the project keeps the file, relative to its cache folder (`data/upstream/`, which is
+    /// also the bundle's layout): a short path a reader can navigate.
+    pub local: String,
     /// `<owner>/<repo>` on GitHub.
     pub repository: String,
     /// Full commit hash the file is pinned at.
@@ -124,11 +130,9 @@ impl PinnedInput {
         Path::new(&self.repository).join(&self.path)
     }
 
-    /// Relative location of the file in the cache: `<owner>/<repo>/<commit>/<path>`.
+    /// Relative location of the file in the cache (and under the bundle's `data/upstream/`).
     pub fn cache_path(&self) -> PathBuf {
-        Path::new(&self.repository)
-            .join(&self.commit)
-            .join(&self.path)
+        PathBuf::from(&self.local)
     }
 
     /// Checks `bytes` against the pin; `file` names where the bytes came from. Returns the
@@ -184,10 +188,17 @@ impl InputManifest {
         let manifest: InputManifest =
             serde_json::from_str(text).map_err(|e| err(format!("invalid manifest: {e}")))?;
         let mut names = std::collections::BTreeSet::new();
+        let mut locals = std::collections::BTreeSet::new();
         for pin in &manifest.inputs {
             let ctx = |m: &str| err(format!("input `{}`: {m}", pin.name));
             if !names.insert(pin.name.as_str()) {
                 return Err(ctx("duplicate name"));
+            }
+            if !is_safe_relative(&pin.local) {
+                return Err(ctx("local must be a relative path, without `..`"));
+            }
+            if !locals.insert(pin.local.as_str()) {
+                return Err(ctx("local path used twice"));
             }
             if pin.size > MAX_INPUT_BYTES {
                 return Err(ctx(&format!(
@@ -339,7 +350,7 @@ pub fn acquire(manifest: InputManifest, opts: &AcquireOptions) -> Result<Inputs>
 
 fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput> {
     let cached = opts.cache_dir.join(pin.cache_path());
-    remove_stale_partials(&cached);
+    fetch::remove_stale_partials(&cached);
     if let Some(bytes) = read_pinned(&cached, pin)? {
         match VerifiedInput::new(pin.clone(), bytes, Origin::Cache(cached.clone()), &cached) {
             Ok(input) => return Ok(input),
@@ -360,7 +371,7 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput
                 Origin::Mirror(mirrored.clone()),
                 &mirrored,
             )?;
-            store(&cached, &input.bytes)?;
+            fetch::store(&cached, &input.bytes)?;
             return Ok(input);
         }
     }
@@ -378,14 +389,14 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput
         });
     }
     let url = download_url(pin, opts.download_base.as_deref());
-    let bytes = download(&url, pin.size)?;
+    let bytes = fetch::download(&url, pin.size, opts.download_base.is_some())?;
     let input = VerifiedInput::new(
         pin.clone(),
         bytes,
         Origin::Download(url.clone()),
         Path::new(&url),
     )?;
-    store(&cached, &input.bytes)?;
+    fetch::store(&cached, &input.bytes)?;
     Ok(input)
 }
 
@@ -393,35 +404,24 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput
 /// cap. A path that exists but is not a regular file (after following a symbolic link) is an
 /// error naming it; a missing path is `None`.
 fn read_pinned(path: &Path, pin: &PinnedInput) -> Result<Option<Vec<u8>>> {
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    if !meta.is_file() {
-        return Err(Error::Acquire {
+    match fetch::read_expected(path, pin.size).map_err(|e| Error::io(path, e))? {
+        Found::Missing => Ok(None),
+        Found::Bytes(b) => Ok(Some(b)),
+        Found::NotAFile => Err(Error::Acquire {
             name: pin.name.clone(),
             message: format!(
                 "{} exists but is not a regular file; remove it or point the mirror elsewhere",
                 path.display()
             ),
-        });
-    }
-    if meta.len() != pin.size {
-        return Err(Error::Mismatch {
+        }),
+        Found::WrongSize(actual) => Err(Error::Mismatch {
             file: path.display().to_string(),
             name: pin.name.clone(),
             what: "size",
             expected: format!("{} bytes", pin.size),
-            actual: format!("{} bytes", meta.len()),
-        });
+            actual: format!("{actual} bytes"),
+        }),
     }
-    let file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut bytes = Vec::with_capacity(pin.size.min(64 << 20) as usize);
-    file.take(pin.size + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(path, e))?;
-    Ok(Some(bytes))
 }
 
 /// The pinned URL, with its scheme and host replaced by `base` when given.
@@ -433,90 +433,6 @@ pub fn download_url(pin: &PinnedInput, base: Option<&str>) -> String {
             let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
             format!("{}{}", base.trim_end_matches('/'), path)
         }
-    }
-}
-
-fn download(url: &str, expected_size: u64) -> Result<Vec<u8>> {
-    let fail = |message: String| Error::Download {
-        url: url.to_string(),
-        message,
-    };
-    let agent = ureq::Agent::new_with_config(
-        ureq::Agent::config_builder()
-            .timeout_global(Some(std::time::Duration::from_secs(120)))
-            .build(),
-    );
-    let response = agent.get(url).call().map_err(|e| fail(e.to_string()))?;
-    let mut bytes = Vec::with_capacity(expected_size.min(64 << 20) as usize);
-    response
-        .into_body()
-        .into_reader()
-        .take(expected_size + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
-    Ok(bytes)
-}
-
-/// Writes `bytes` to `path` through a temporary file, so a cache entry is never half-written;
-/// the temporary file is removed when writing fails.
-fn store(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let tmp = partial_path(path, std::process::id());
-    let written = fs::write(&tmp, bytes)
-        .map_err(|e| Error::io(&tmp, e))
-        .and_then(|()| fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written
-}
-
-fn partial_path(path: &Path, pid: u32) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".partial-{pid}"));
-    path.with_file_name(name)
-}
-
-/// Removes `<file>.partial-<pid>` files left beside a cache entry by a process that is gone.
-fn remove_stale_partials(path: &Path) {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return;
-    };
-    let prefix = format!("{}.partial-", name.to_string_lossy());
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file_name
-            .strip_prefix(&prefix)
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !process_alive(pid) {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// True when a process with this id exists (on Unix; elsewhere assumed alive, so nothing of a
-/// running build is ever removed).
-fn process_alive(pid: u32) -> bool {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else {
-            return false;
-        };
-        // SAFETY: signal 0 only checks for existence and permission; nothing is sent.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
     }
 }
 

@@ -70,26 +70,26 @@ pub fn bundle_folder() -> String {
     concat!(env!("CARGO_PKG_NAME"), "-", env!("CARGO_PKG_VERSION")).to_string()
 }
 
-/// The folder every bundle entry sits in, with its trailing `/` (empty: entries at the top).
+/// The folder every bundle entry sits in, with its trailing `/`.
 pub fn bundle_root() -> String {
-    String::new()
+    format!("{}/", bundle_folder())
 }
 
 /// Name of the inventory inside the bundle.
 pub const INVENTORY: &str = "INVENTORY.sha256";
 /// Folder of the published outputs inside the bundle.
 pub const PUBLISHED_DIR: &str = "published";
-/// Folder of the pinned inputs inside the bundle: the build's cache layout, so a plain
+/// Folder of the pinned inputs in the project and in the bundle: the build's cache, so a plain
 /// `cargo run --release` in the unpacked folder finds them verified, with no mirror or network.
-pub const INPUTS_DIR: &str = "data/cache";
+pub const INPUTS_DIR: &str = "data/upstream";
 /// Where the input manifest sits in the project and in the bundle.
 pub const MANIFEST: &str = "data/inputs.json";
 
-/// Files and folders of the project that the bundle carries (what a rebuild needs).
+/// Files and folders of the project that the bundle carries (what a rebuild needs). The
+/// bundle has its own README, written for its reader.
 pub const SOURCE_PATHS: &[&str] = &[
     "Cargo.toml",
     "Cargo.lock",
-    "README.md",
     "askama.toml",
     "src",
     "benches",
@@ -97,8 +97,15 @@ pub const SOURCE_PATHS: &[&str] = &[
     "templates",
     "content",
     "data/inputs.json",
+    "data/vendor.json",
     "sources",
 ];
+
+/// The bundle's README, for a reader of the bundle.
+pub const BUNDLE_README: &str = "README.md";
+
+/// Longest entry path the bundle may hold (it unpacks under Windows' 260-character limit).
+pub const MAX_BUNDLE_PATH: usize = 160;
 
 /// True when `p` is a relative, normalised, `/`-separated path: no empty, `.` or `..` component,
 /// no leading or trailing `/`, no backslash and no control character.

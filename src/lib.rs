@@ -17,6 +17,7 @@ pub mod config;
 pub mod dist;
 pub mod error;
 pub mod evidence;
+pub mod fetch;
 pub mod figure;
 pub mod format;
 pub mod highlight;
@@ -30,6 +31,7 @@ pub mod serve;
 pub mod summary;
 pub mod synth;
 pub mod validate;
+pub mod vendor;
 pub mod verify;
 
 pub use error::{Error, Result};

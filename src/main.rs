@@ -71,7 +71,7 @@ struct BuildArgs {
     /// Output folder, replaced whole when the build succeeds [default: dist in the project]
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Folder of verified input copies [default: data/cache in the project]
+    /// Folder of verified input copies [default: data/upstream in the project]
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// Never download: fail when an input is neither cached nor mirrored.
@@ -88,6 +88,14 @@ struct BuildArgs {
     /// changes the published bytes.
     #[arg(long, value_name = "SECONDS")]
     source_date_epoch: Option<i64>,
+    /// Folder of verified .crate archives and vendor fragments [default: data/crates in the project]
+    #[arg(
+        long,
+        env = "SCENARIO_RATIOS_CRATE_CACHE",
+        value_name = "DIR",
+        hide = true
+    )]
+    crate_cache: Option<PathBuf>,
     /// Replace the scheme and host of pinned URLs (for testing against a local server).
     #[arg(
         long,
@@ -125,6 +133,9 @@ impl BuildArgs {
                 allow_download: !self.offline,
             },
             out: self.out.unwrap_or_else(|| root.join("dist")),
+            crate_cache: self
+                .crate_cache
+                .unwrap_or_else(|| root.join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE)),
             manifest: self.manifest,
             root,
         })

@@ -62,6 +62,37 @@ pub struct Provenance {
     pub checker_facts: crate::evidence::facts::FactSource,
 }
 
+#[derive(askama::Template)]
+#[template(path = "bundle/README.md", escape = "none")]
+struct BundleReadme<'a> {
+    folder: String,
+    title: &'a str,
+    url: &'a str,
+    rust_version: &'a str,
+    tool: &'a str,
+    inputs: usize,
+    platforms: String,
+}
+
+/// The bundle's README, for a reader of the bundle.
+pub fn bundle_readme(
+    config: &crate::config::ArticleConfig,
+    inputs: usize,
+    plan: &crate::vendor::Plan,
+) -> Result<Vec<u8>> {
+    askama::Template::render(&BundleReadme {
+        folder: crate::layout::bundle_folder(),
+        title: &config.title,
+        url: &config.canonical_url,
+        rust_version: env!("CARGO_PKG_RUST_VERSION"),
+        tool: crate::TOOL,
+        inputs,
+        platforms: plan.platforms.join(", "),
+    })
+    .map(String::into_bytes)
+    .map_err(|e| Error::invalid("templates/bundle/README.md", e.to_string()))
+}
+
 /// Where an input lives inside the bundle.
 pub fn bundle_path(pin: &crate::inputs::PinnedInput) -> String {
     format!("{INPUTS_DIR}/{}", pin.cache_path().to_string_lossy())
@@ -230,10 +261,16 @@ pub fn zip_time(epoch: i64) -> Result<DateTime> {
 
 /// The sha256sum-format listing of `files` (sorted by path).
 pub fn sums<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
-    let mut lines: Vec<(String, String)> = files
+    let digests: Vec<(&str, HexDigest)> = files
         .into_iter()
-        .map(|(p, b)| (p.to_string(), HexDigest::sha256(b).to_string()))
+        .map(|(p, b)| (p, HexDigest::sha256(b)))
         .collect();
+    sums_listing(digests.iter().map(|(p, d)| (*p, d)))
+}
+
+/// The sha256sum-format listing of paths whose SHA-256 is known (sorted by path).
+pub fn sums_listing<'a>(items: impl IntoIterator<Item = (&'a str, &'a HexDigest)>) -> String {
+    let mut lines: Vec<(&str, &HexDigest)> = items.into_iter().collect();
     lines.sort();
     lines
         .into_iter()
@@ -250,7 +287,7 @@ pub fn parse_sums(
 ) -> std::result::Result<Vec<(String, HexDigest)>, Vec<String>> {
     let mut listed = Vec::new();
     let mut problems = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
     if text.is_empty() {
         return Err(vec![format!("{file}: empty: it lists no file")]);
     }
@@ -275,7 +312,7 @@ pub fn parse_sums(
             )));
             continue;
         }
-        if !seen.insert(path.to_string()) {
+        if !seen.insert(path) {
             problems.push(at(&format!("{path} is listed twice")));
             continue;
         }
@@ -288,8 +325,30 @@ pub fn parse_sums(
     }
 }
 
-/// Builds `reproducibility.zip` from every entry, plus its inventory.
-pub fn bundle(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Result<Vec<u8>> {
+/// An entry path the bundle may hold: relative, normalised, and short enough to unpack anywhere.
+pub(crate) fn check_entry_path(name: &str) -> Result<()> {
+    if is_safe_relative(name) && name.len() <= crate::layout::MAX_BUNDLE_PATH {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            BUNDLE,
+            format!(
+                "entry path {name:?} is unsafe or longer than {} characters",
+                crate::layout::MAX_BUNDLE_PATH
+            ),
+        ))
+    }
+}
+
+/// Builds `reproducibility.zip`: every entry of `entries` (paths relative to the bundle's
+/// folder), the inventory listing every entry, and the vendored crates of `vendor` (already under
+/// that folder), appended raw in one block. Entries are sorted, stamped with one time and mode
+/// 0644.
+pub fn bundle(
+    entries: &BTreeMap<String, Vec<u8>>,
+    vendor: Option<&crate::vendor::Fragment>,
+    source_date_epoch: i64,
+) -> Result<Vec<u8>> {
     let fail = |e: zip::result::ZipError| Error::invalid(BUNDLE, e.to_string());
     let time = zip_time(source_date_epoch)?;
     let options = SimpleFileOptions::default()
@@ -297,24 +356,53 @@ pub fn bundle(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Re
         .compression_level(Some(1))
         .last_modified_time(time)
         .unix_permissions(0o644);
-    let mut all: Vec<(&str, &[u8])> = entries
+    let root = crate::layout::bundle_root();
+    // The inventory: every entry but itself, by path inside the bundle's folder; the vendored
+    // entries' lines come last, as those entries do.
+    let mut inventory = sums(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice())));
+    if let Some(v) = vendor {
+        inventory.push_str(&v.listing);
+    }
+
+    let mut own: Vec<(String, &[u8])> = entries
         .iter()
-        .map(|(k, v)| (k.as_str(), v.as_slice()))
+        .map(|(k, v)| (format!("{root}{k}"), v.as_slice()))
         .collect();
-    let inventory = sums(all.iter().copied());
-    all.push((INVENTORY, inventory.as_bytes()));
-    all.sort_by(|a, b| a.0.cmp(b.0));
-    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
-    for (name, bytes) in all {
-        if !is_safe_relative(name) {
-            return Err(Error::invalid(
-                BUNDLE,
-                format!("unsafe entry path {name:?}"),
-            ));
-        }
-        zip.start_file(name, options).map_err(fail)?;
+    own.push((format!("{root}{INVENTORY}"), inventory.as_bytes()));
+    own.sort_by(|a, b| a.0.cmp(&b.0));
+    // Sized for the whole bundle up front: our entries compress to well under their size, and
+    // the vendored block is copied as it is.
+    let capacity = own.iter().map(|(_, b)| b.len()).sum::<usize>()
+        + vendor.map_or(0, |v| v.size as usize)
+        + (1 << 20);
+    let mut zip = ZipWriter::new(Cursor::new(Vec::with_capacity(capacity)));
+    for (name, bytes) in &own {
+        check_entry_path(name)?;
+        zip.start_file(name.as_str(), options).map_err(fail)?;
         zip.write_all(bytes)
             .map_err(|e| Error::invalid(BUNDLE, e.to_string()))?;
+    }
+    if let Some(v) = vendor {
+        // The vendored block is appended whole; the bundle stays sorted because `vendor/` sorts
+        // after every other entry, and the fragment was stamped with this bundle's time.
+        if let Some((last, _)) = own.last() {
+            if *last >= v.first {
+                return Err(Error::invalid(
+                    BUNDLE,
+                    format!("entry {last:?} would sort after the vendored crates"),
+                ));
+            }
+        }
+        let file = std::fs::File::open(&v.zip).map_err(|e| Error::io(&v.zip, e))?;
+        let fragment = zip::ZipArchive::new(std::io::BufReader::with_capacity(1 << 20, file))
+            .map_err(|e| Error::invalid(v.zip.display().to_string(), e.to_string()))?;
+        if fragment.len() != v.entries {
+            return Err(Error::invalid(
+                "vendor fragment",
+                "its entries differ from its listing",
+            ));
+        }
+        zip.merge_archive(fragment).map_err(fail)?;
     }
     Ok(zip.finish().map_err(fail)?.into_inner())
 }
@@ -368,20 +456,28 @@ mod tests {
         let mut e = BTreeMap::new();
         e.insert("b/x.txt".to_string(), b"x".to_vec());
         e.insert("a.txt".to_string(), b"aaaa".to_vec());
-        let one = bundle(&e, 1_795_996_800).unwrap();
-        assert_eq!(one, bundle(&e, 1_795_996_800).unwrap());
+        let one = bundle(&e, None, 1_795_996_800).unwrap();
+        assert_eq!(one, bundle(&e, None, 1_795_996_800).unwrap());
         assert_ne!(
             one,
-            bundle(&e, 1_795_996_802).unwrap(),
+            bundle(&e, None, 1_795_996_802).unwrap(),
             "the timestamp is recorded"
         );
         let back = crate::archive::read_all(&one).unwrap();
         let names: Vec<_> = back.keys().cloned().collect();
-        assert_eq!(names, ["INVENTORY.sha256", "a.txt", "b/x.txt"]);
+        let top = crate::layout::bundle_root();
+        assert_eq!(
+            names,
+            [
+                format!("{top}INVENTORY.sha256"),
+                format!("{top}a.txt"),
+                format!("{top}b/x.txt")
+            ]
+        );
         assert_eq!(
             parse_sums(
                 "inv",
-                std::str::from_utf8(&back["INVENTORY.sha256"]).unwrap()
+                std::str::from_utf8(&back[&format!("{top}INVENTORY.sha256")]).unwrap()
             )
             .unwrap(),
             vec![

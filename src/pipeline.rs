@@ -18,11 +18,12 @@ use crate::evidence::{self, Checks};
 use crate::figure::{self, Figures, Svg};
 use crate::highlight::{self, Highlights};
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
-use crate::layout::{OutputFile, PUBLISHED_DIR};
+use crate::layout::{self, OutputFile, PUBLISHED_DIR};
 use crate::package;
 use crate::project::Project;
 use crate::summary::{self, FileNames, Summary};
 use crate::validate;
+use crate::vendor;
 
 /// Options of `scenario-ratios build`.
 #[derive(Debug, Clone)]
@@ -36,6 +37,8 @@ pub struct BuildOptions {
     /// A manifest file to use instead of the project's `data/inputs.json`.
     pub manifest: Option<PathBuf>,
     pub out: PathBuf,
+    /// Folder of verified `.crate` archives and vendor fragments.
+    pub crate_cache: PathBuf,
 }
 
 /// What a build produced, for the command line's report.
@@ -224,19 +227,63 @@ pub fn render(computed: &Computed) -> Result<Dist> {
     Ok(dist)
 }
 
-/// Adds provenance and the reproducibility bundle (with a copy of every file already in `dist`).
+/// The vendored crates of the project's Cargo.lock (read among `sources`), as a zip fragment.
+pub fn vendor_fragment(
+    sources: &BTreeMap<String, Vec<u8>>,
+    crates: &vendor::CrateSources,
+    source_date_epoch: i64,
+) -> Result<vendor::Fragment> {
+    let text = |rel: &str| {
+        sources
+            .get(rel)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .ok_or_else(|| Error::invalid(rel, "missing from the project or not UTF-8"))
+    };
+    let plan = vendor::Plan::parse(vendor::PLAN_PATH, text(vendor::PLAN_PATH)?)?;
+    vendor::fragment(
+        text("Cargo.lock")?,
+        &plan,
+        &layout::bundle_root(),
+        source_date_epoch,
+        crates,
+    )
+}
+
+/// Adds provenance and the reproducibility bundle (with a copy of every file already in `dist`,
+/// the bundle's README and cargo configuration, and the vendored crates of `fragment`).
 pub fn package(
     dist: &mut Dist,
     inputs: &Inputs,
     computed: &Computed,
     sources: BTreeMap<String, Vec<u8>>,
+    fragment: Option<&vendor::Fragment>,
     source_date_epoch: i64,
 ) -> Result<()> {
     dist.add(
         OutputFile::Provenance.path(),
         package::provenance(inputs, &computed.project.facts, source_date_epoch)?,
     )?;
+    let plan = match sources.get(vendor::PLAN_PATH) {
+        Some(b) => vendor::Plan::parse(
+            vendor::PLAN_PATH,
+            std::str::from_utf8(b).unwrap_or_default(),
+        )?,
+        None => {
+            return Err(Error::invalid(
+                vendor::PLAN_PATH,
+                "missing from the project",
+            ))
+        }
+    };
     let mut entries = sources;
+    entries.insert(
+        layout::BUNDLE_README.into(),
+        package::bundle_readme(&computed.project.config, inputs.files.len(), &plan)?,
+    );
+    entries.insert(
+        vendor::CARGO_CONFIG_PATH.into(),
+        vendor::CARGO_CONFIG.as_bytes().to_vec(),
+    );
     for f in &inputs.files {
         entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
     }
@@ -245,7 +292,7 @@ pub fn package(
     }
     dist.add(
         OutputFile::Bundle.path(),
-        package::bundle(&entries, source_date_epoch)?,
+        package::bundle(&entries, fragment, source_date_epoch)?,
     )
 }
 
@@ -286,7 +333,7 @@ pub fn finish(dist: &mut Dist) -> Result<()> {
             format!("{} check(s) failed: {}", failed.len(), failed.join("; ")),
         ));
     }
-    let sums = package::sums(dist.files());
+    let sums = package::sums_listing(dist.digests());
     dist.add(OutputFile::Sums.path(), sums.into_bytes())?;
     Ok(())
 }
@@ -305,15 +352,44 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
         .source_date_epoch
         .unwrap_or_else(|| project.manifest.source_date_epoch());
     package::zip_time(epoch)?;
-    let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
-    timings.lap("acquire + verify inputs");
-    let computed = compute(project, &inputs)?;
-    timings.lap("load, cross-check, analyse, evidence");
-    let figures = figure::figures(&computed.analysis, &computed.highlights)?;
-    let mut dist = render_data(&computed, &figures)?;
-    timings.lap("data files and figures");
     let sources = package::source_files(&opts.root)?;
-    package(&mut dist, &inputs, &computed, sources, epoch)?;
+    let crates = vendor::CrateSources::for_project(
+        &opts.root,
+        opts.crate_cache.clone(),
+        opts.acquire.allow_download,
+    );
+    // The vendored crates are read (or, the first time, made) on a second core while the inputs
+    // are verified and the analysis runs.
+    let (inputs, computed, figures, mut dist, fragment) = std::thread::scope(|scope| {
+        let fragment = scope.spawn(|| vendor_fragment(&sources, &crates, epoch));
+        let rest = (|| {
+            let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
+            timings.lap("acquire + verify inputs");
+            let computed = compute(project, &inputs)?;
+            timings.lap("load, cross-check, analyse, evidence");
+            let figures = figure::figures(&computed.analysis, &computed.highlights)?;
+            let dist = render_data(&computed, &figures)?;
+            timings.lap("data files and figures");
+            Ok::<_, Error>((inputs, computed, figures, dist))
+        })();
+        let fragment = fragment.join().unwrap_or_else(|_| {
+            Err(Error::invalid(
+                "vendored crates",
+                "the worker thread failed",
+            ))
+        });
+        timings.lap("vendored crates (waited for)");
+        let (inputs, computed, figures, dist) = rest?;
+        Ok::<_, Error>((inputs, computed, figures, dist, fragment?))
+    })?;
+    package(
+        &mut dist,
+        &inputs,
+        &computed,
+        sources,
+        Some(&fragment),
+        epoch,
+    )?;
     timings.lap("provenance and bundle");
     render_article(&computed, &figures, &mut dist)?;
     timings.lap("article");

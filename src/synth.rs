@@ -277,6 +277,7 @@ pub fn write(
         inputs.push(PinnedInput {
             name: name.to_string(),
             kind,
+            local: name.to_string(),
             repository: repository.to_string(),
             commit: commit.clone(),
             path: name.to_string(),

@@ -153,9 +153,28 @@ fn url_problem(attribute: &str, value: &str) -> Option<String> {
     None
 }
 
+/// What one pass of the tokenizer finds in the page.
+#[derive(Debug, Default)]
+pub struct PageScan {
+    /// Every way the page could run code, refresh, or load something, one line each.
+    pub problems: Vec<String>,
+    /// The content of each Content-Security-Policy `<meta>`.
+    pub policies: Vec<String>,
+    /// Each `<span data-value="name">` with its text: the values the prose shows.
+    pub values: Vec<(String, String)>,
+}
+
 /// Every way `html` could run code, refresh, or load something, as one line each.
 pub fn page_problems(html: &str) -> Vec<String> {
+    scan(html).problems
+}
+
+/// Reads the page once, token by token, as a browser would.
+pub fn scan(html: &str) -> PageScan {
     let mut problems = Vec::new();
+    let mut policies = Vec::new();
+    let mut values = Vec::new();
+    let mut open_value: Option<(String, String)> = None;
     let mut emitter = html5gum::emitters::default::DefaultEmitter::default();
     emitter.naively_switch_states(true);
     let mut open_script: Option<String> = None;
@@ -164,6 +183,13 @@ pub fn page_problems(html: &str) -> Vec<String> {
         match token {
             Token::StartTag(tag) => {
                 let name = lossy(&tag.name).to_ascii_lowercase();
+                if name == "span" {
+                    open_value = tag
+                        .attributes
+                        .iter()
+                        .find(|(k, _)| lossy(k) == "data-value")
+                        .map(|(_, v)| (lossy(v), String::new()));
+                }
                 let attr = |n: &str| {
                     tag.attributes
                         .iter()
@@ -203,11 +229,14 @@ pub fn page_problems(html: &str) -> Vec<String> {
                         }
                     }
                     "style" => in_style = true,
-                    "meta"
-                        if attr("http-equiv")
-                            .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) =>
-                    {
-                        problems.push("<meta http-equiv=refresh> would navigate away".into());
+                    "meta" => {
+                        let equiv = attr("http-equiv").unwrap_or_default();
+                        if equiv.trim().eq_ignore_ascii_case("refresh") {
+                            problems.push("<meta http-equiv=refresh> would navigate away".into());
+                        }
+                        if equiv.trim().eq_ignore_ascii_case("content-security-policy") {
+                            policies.push(attr("content").unwrap_or_default());
+                        }
                     }
                     "link"
                         if attr("rel")
@@ -230,8 +259,12 @@ pub fn page_problems(html: &str) -> Vec<String> {
                 } else if in_style && css_loads(&lossy(&s)) {
                     problems.push("a <style> block loads a resource (url() or @import)".into());
                 }
+                if let Some((_, text)) = open_value.as_mut() {
+                    text.push_str(&lossy(&s));
+                }
             }
             Token::EndTag(tag) => match lossy(&tag.name).to_ascii_lowercase().as_str() {
+                "span" => values.extend(open_value.take()),
                 "script" => {
                     if let Some(json) = open_script.take() {
                         if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
@@ -245,7 +278,11 @@ pub fn page_problems(html: &str) -> Vec<String> {
             _ => {}
         }
     }
-    problems
+    PageScan {
+        problems,
+        policies,
+        values,
+    }
 }
 
 fn css_loads(css: &str) -> bool {
@@ -256,25 +293,11 @@ fn css_loads(css: &str) -> bool {
 /// The Content-Security-Policy of the page: a `<meta>` whose policy starts `default-src 'none'`
 /// and allows no script source.
 pub fn csp_problems(html: &str) -> Vec<String> {
-    let mut policies = Vec::new();
-    for token in Tokenizer::new(html).flatten() {
-        if let Token::StartTag(tag) = token {
-            if !lossy(&tag.name).eq_ignore_ascii_case("meta") {
-                continue;
-            }
-            let get = |n: &str| {
-                tag.attributes
-                    .iter()
-                    .find(|(k, _)| lossy(k).eq_ignore_ascii_case(n))
-                    .map(|(_, v)| lossy(v))
-            };
-            if get("http-equiv").is_some_and(|v| v.eq_ignore_ascii_case("content-security-policy"))
-            {
-                policies.push(get("content").unwrap_or_default());
-            }
-        }
-    }
-    match policies.as_slice() {
+    policy_problems(&scan(html).policies)
+}
+
+fn policy_problems(policies: &[String]) -> Vec<String> {
+    match policies {
         [] => vec!["no Content-Security-Policy <meta>".into()],
         [policy] => {
             let directives: Vec<&str> = policy.split(';').map(str::trim).collect();
@@ -326,20 +349,20 @@ fn svg_problems(file: OutputFile, source: &str) -> Vec<String> {
 /// The static checks of the build output. `will_be_summed` lists the files SHA256SUMS will cover.
 pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validation> {
     let mut out = Vec::new();
-    let article = text(dist, OutputFile::Article);
+    let article = text(dist, OutputFile::Article).map(scan);
     out.push(match &article {
         Err(e) => outcome(Rule::PageSafe, vec![e.clone()], ""),
-        Ok(html) => outcome(
+        Ok(page) => outcome(
             Rule::PageSafe,
-            page_problems(html),
+            page.problems.clone(),
             "no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
         ),
     });
     out.push(match &article {
         Err(e) => outcome(Rule::CspStrict, vec![e.clone()], ""),
-        Ok(html) => outcome(
+        Ok(page) => outcome(
             Rule::CspStrict,
-            csp_problems(html),
+            policy_problems(&page.policies),
             "one Content-Security-Policy <meta>, default-src 'none', no script source",
         ),
     });
@@ -354,7 +377,10 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
             "parses as XML; <svg role=\"img\"> with <title> and <desc>; no script",
         ));
     }
-    out.push(highlights_match_results(dist));
+    out.push(highlights_match_results(
+        dist,
+        article.as_ref().map(|p| p.values.as_slice()),
+    ));
 
     let bundle = OutputFile::Bundle.path();
     out.push(match dist.get(bundle) {
@@ -398,29 +424,7 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
 
 /// The values the prose shows, as rendered: each `<span data-value="name">` with its text.
 pub fn rendered_values(html: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut open: Option<(String, String)> = None;
-    for token in Tokenizer::new(html).flatten() {
-        match token {
-            Token::StartTag(tag) if lossy(&tag.name).eq_ignore_ascii_case("span") => {
-                open = tag
-                    .attributes
-                    .iter()
-                    .find(|(k, _)| lossy(k) == "data-value")
-                    .map(|(_, v)| (lossy(v), String::new()));
-            }
-            Token::String(s) => {
-                if let Some((_, text)) = open.as_mut() {
-                    text.push_str(&lossy(&s));
-                }
-            }
-            Token::EndTag(tag) if lossy(&tag.name).eq_ignore_ascii_case("span") => {
-                out.extend(open.take());
-            }
-            _ => {}
-        }
-    }
-    out
+    scan(html).values
 }
 
 /// The values results.json implies for the prose's placeholders, formatted as the article formats
@@ -469,22 +473,23 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
 /// Every value the article renders that results.json determines must equal it (so a wrong lede
 /// fails the build, wherever else the number appears), and every highlighted percentage must be
 /// drawn in figure 1.
-fn highlights_match_results(dist: &Dist) -> Validation {
+fn highlights_match_results(
+    dist: &Dist,
+    rendered: std::result::Result<&[(String, String)], &String>,
+) -> Validation {
     let mut problems = Vec::new();
     let mut compared = 0;
     let parsed = text(dist, OutputFile::Results).and_then(|t| {
         serde_json::from_str::<serde_json::Value>(t).map_err(|e| format!("results.json: {e}"))
     });
-    match (
-        parsed.and_then(|r| expected_values(&r)),
-        text(dist, OutputFile::Article),
-    ) {
-        (Err(e), _) | (_, Err(e)) => problems.push(e),
-        (Ok(expected), Ok(html)) => {
-            for (name, shown) in rendered_values(html) {
-                if let Some((_, want)) = expected.iter().find(|(n, _)| *n == name) {
+    match (parsed.and_then(|r| expected_values(&r)), rendered) {
+        (Err(e), _) => problems.push(e),
+        (_, Err(e)) => problems.push(e.clone()),
+        (Ok(expected), Ok(rendered)) => {
+            for (name, shown) in rendered {
+                if let Some((_, want)) = expected.iter().find(|(n, _)| n == name) {
                     compared += 1;
-                    if shown.trim() != want {
+                    if shown.trim() != want.as_str() {
                         problems.push(format!(
                             "{{{{{name}}}}} shows {shown:?} but results.json gives {want:?}"
                         ));
@@ -510,7 +515,8 @@ fn highlights_match_results(dist: &Dist) -> Validation {
 }
 
 /// Checks the bundle's entry names from its raw central directory (unique, safe, within the
-/// limits) and that the inventory lists each of them; entry data is checked by `verify`.
+/// limits, all in the bundle's folder and at most 160 characters long) and that the inventory
+/// lists each of them; the other entries' data are checked by `verify`.
 fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
     let entries = match archive::central_directory(bytes, &BUNDLE_LIMITS) {
         Ok(e) => e,
@@ -518,15 +524,10 @@ fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
     };
     let root = crate::layout::bundle_root();
     let inventory_name = format!("{root}{INVENTORY}");
-    let mut inventory = None;
-    let read = archive::for_each_entry(bytes, &BUNDLE_LIMITS, |e, data| {
-        if e.name == inventory_name {
-            inventory = Some(data);
-        }
-    });
-    if let Err(p) = read {
-        return (entries.len(), p);
-    }
+    let inventory = match archive::read_entry(bytes, &entries, &inventory_name) {
+        Ok(i) => i,
+        Err(p) => return (entries.len(), p),
+    };
     let Some(inventory) = inventory.and_then(|b| String::from_utf8(b).ok()) else {
         return (entries.len(), vec![format!("no readable {inventory_name}")]);
     };

@@ -56,7 +56,7 @@ impl Sandbox {
 
     /// The binary, run in the sandbox's folder on its project copy.
     fn command(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
+        let mut c = common::binary();
         c.current_dir(&self.tmp)
             .env_remove("UPSTREAM_MIRROR")
             .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
@@ -299,7 +299,7 @@ fn make(case: &str, s: &Sandbox) -> String {
         "corrupt cache entry" => {
             // A first build fills the cache; then one byte of a cached file changes.
             s.built(&s.build_real_mirror(|_| {}));
-            let cached = s.tmp.join("cache/mlcommons/inference_results_v6.1/7bf15fd8089655a71fb75c81a744d7ba5a632424/summary.csv");
+            let cached = s.tmp.join("cache/summary.csv");
             let mut bytes = std::fs::read(&cached).unwrap();
             bytes[100] ^= 1;
             std::fs::write(&cached, bytes).unwrap();

@@ -26,7 +26,7 @@ fn project(base: &Path) -> PathBuf {
 }
 
 fn binary() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
+    let mut c = common::binary();
     c.env_remove("UPSTREAM_MIRROR")
         .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
         .env_remove("SOURCE_DATE_EPOCH");
@@ -242,14 +242,23 @@ fn four_builds_into_one_folder_at_once_are_serialised() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(600));
-    assert!(child.try_wait().unwrap().is_none(), "waits for the lock");
-    lock.unlock().unwrap();
-    let o = child.wait_with_output().unwrap();
-    assert!(o.status.success());
+    // The build reaches the lock only when it writes: wait until it says it is waiting.
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !said.contains("waiting for another build") && Instant::now() < deadline {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut err, &mut line).unwrap() == 0 {
+            break;
+        }
+        said.push_str(&line);
+    }
+    assert!(said.contains("waiting for another build"), "{said}");
+    std::thread::sleep(Duration::from_millis(200));
     assert!(
-        stderr(&o).contains("waiting for another build"),
-        "{}",
-        stderr(&o)
+        child.try_wait().unwrap().is_none(),
+        "still waits for the lock"
     );
+    lock.unlock().unwrap();
+    assert!(child.wait().unwrap().success());
 }

@@ -1,81 +1,144 @@
-//! A reader's rebuild: unpack `reproducibility.zip` into an empty folder, build the project from
-//! the source inside it (in a target folder of its own), run it against the inputs inside the bundle only (no mirror, no network), and compare
-//! the new results.json and article.html byte for byte with the published ones.
+//! The reader's rebuild, as the article tells it: the code block of the built article's
+//! "Reproduce it" section is run as written, by `sh`, in a folder holding only the two downloads
+//! (reproducibility.zip and SHA256SUMS), with an empty cargo home, a fresh target folder and the
+//! network cut (`unshare -n`). Its own last line checks every rebuilt file against the downloaded
+//! SHA256SUMS; the test compares them byte for byte too, and runs the macOS spelling of the two
+//! check lines (`shasum -a 256`). It reports the wall time.
 //!
 //! This file holds a single test: test binaries run one after another, so the nested cargo build
-//! never races other tests for the shared target directory.
+//! (release, from scratch) never competes with other tests for the cores.
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
+use std::time::Instant;
+
+/// The text of the first code block (`<pre><code>`) after `<h2 id="reproduce">`, entities
+/// decoded.
+fn reproduce_block(html: &str) -> String {
+    let section = html
+        .find("<h2 id=\"reproduce\">")
+        .expect("the article has a Reproduce section");
+    let rest = &html[section..];
+    let start = rest.find("<pre><code").expect("a code block");
+    let start = start + rest[start..].find("\">").unwrap() + 2;
+    let end = start + rest[start..].find("</code>").unwrap();
+    rest[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+fn can_cut_the_network() -> bool {
+    Command::new("unshare")
+        .args(["-n", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
 
 #[test]
-fn the_bundle_rebuilds_the_same_article_offline() {
+fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
     let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
     assert!(o.status.success(), "{}", common::stderr(&o));
 
-    // Unpack into a folder with nothing beside it (no ../shared mirror).
-    let unpacked = tmp.path().join("reader/scenario-ratios");
-    let bytes = std::fs::read(out.join("reproducibility.zip")).unwrap();
-    let entries = scenario_ratios::archive::read_all(&bytes).unwrap();
-    for (name, data) in &entries {
-        let path = unpacked.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, data).unwrap();
-    }
+    let html = std::fs::read_to_string(out.join("article.html")).unwrap();
+    let block = reproduce_block(&html);
+    assert!(
+        block.contains("sha256sum --ignore-missing -c SHA256SUMS"),
+        "{block}"
+    );
+    assert!(
+        block.contains("cargo run --release --offline --locked"),
+        "{block}"
+    );
 
-    // Its own target folder: building the bundle's source into the shared one would replace the
-    // binary the other tests run (built with every feature) by one built without.
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::root().join("target"))
-        .join("reader-rebuild");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let build = Command::new(cargo)
-        .args(["build", "--offline", "--locked", "--quiet"])
-        .current_dir(&unpacked)
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .output()
-        .expect("cargo runs");
+    // The reader's folder: the two downloads, nothing else; an empty cargo home.
+    let reader = tmp.path().join("reader");
+    let home = tmp.path().join("empty-cargo-home");
+    std::fs::create_dir_all(&reader).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    for f in ["reproducibility.zip", "SHA256SUMS"] {
+        std::fs::copy(out.join(f), reader.join(f)).unwrap();
+    }
+    std::fs::write(tmp.path().join("reproduce.sh"), format!("set -eu\n{block}")).unwrap();
+
     assert!(
-        build.status.success(),
-        "cargo build in the unpacked bundle failed: {}",
-        String::from_utf8_lossy(&build.stderr)
+        can_cut_the_network(),
+        "`unshare -n` is needed to cut the network (CI runs as root); this test does not run without it"
     );
-    let rebuilt = Command::new(target_dir.join("debug/scenario-ratios"))
-        .args(["build", "--offline", "--out", "rebuilt"])
-        .current_dir(&unpacked)
-        .env_remove("UPSTREAM_MIRROR")
-        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
-        .env_remove("SOURCE_DATE_EPOCH")
+    // The toolchain stays where rustup put it; only cargo's home (registry, caches) is empty.
+    let cargo = std::env::var_os("CARGO")
+        .map(std::path::PathBuf::from)
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        cargo.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = Instant::now();
+    let run = Command::new("unshare")
+        .args(["-n", "sh"])
+        .arg(tmp.path().join("reproduce.sh"))
+        .current_dir(&reader)
+        .env_clear()
+        .env("PATH", &path)
+        .env("HOME", tmp.path())
+        .env("CARGO_HOME", &home)
+        .env(
+            "RUSTUP_HOME",
+            std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| {
+                std::path::PathBuf::from(std::env::var_os("HOME").unwrap())
+                    .join(".rustup")
+                    .into()
+            }),
+        )
+        .env("SOURCE_DATE_EPOCH", "1000000000")
         .output()
-        .expect("rebuilt binary runs");
-    let err = String::from_utf8_lossy(&rebuilt.stderr);
-    assert!(rebuilt.status.success(), "{err}");
-    assert!(
-        err.contains("from the cache, 0 from the mirror, 0 downloaded"),
-        "{err}"
+        .unwrap();
+    let took = started.elapsed();
+    let log = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
     );
-    for name in [
-        "results.json",
-        "article.html",
-        "pairs.csv",
-        "scenario-ratios.svg",
-    ] {
-        if let Some(copy) = entries.get(&format!("published/{name}")) {
-            assert_eq!(
-                &std::fs::read(unpacked.join("rebuilt").join(name)).unwrap(),
-                copy,
-                "{name} differs after the rebuild"
-            );
-        }
-        assert_eq!(
-            std::fs::read(unpacked.join("rebuilt").join(name)).unwrap(),
-            std::fs::read(out.join(name)).unwrap(),
-            "{name} differs from dist/"
+    assert!(run.status.success(), "the reproduce block failed:\n{log}");
+    println!(
+        "the article's reproduce block ran in {:.1} s",
+        took.as_secs_f64()
+    );
+    assert!(log.contains("no problem"), "verify ran: {log}");
+    assert!(
+        log.contains("SOURCE_DATE_EPOCH=1000000000 in the environment is ignored"),
+        "an ambient SOURCE_DATE_EPOCH is reported and ignored: {log}"
+    );
+
+    // Every rebuilt file is byte-identical to the published one.
+    let folder = reader.join(scenario_ratios::layout::bundle_folder());
+    let rebuilt = common::snapshot(&folder.join("dist"));
+    let published = common::snapshot(&out);
+    assert_eq!(
+        rebuilt, published,
+        "the rebuilt output differs from the published one"
+    );
+    // Nothing was downloaded: the cargo home is still empty of crates.
+    assert!(!home.join("registry").exists(), "cargo used its registry");
+
+    // The macOS spelling of the two check lines works too (Perl's shasum has --ignore-missing).
+    if Command::new("shasum").arg("--version").output().is_ok() {
+        let mac = Command::new("sh")
+            .arg("-c")
+            .arg("shasum -a 256 --ignore-missing -c SHA256SUMS && cd scenario-ratios-*/dist && shasum -a 256 -c ../../SHA256SUMS")
+            .current_dir(&reader)
+            .output()
+            .unwrap();
+        assert!(
+            mac.status.success(),
+            "{}",
+            String::from_utf8_lossy(&mac.stdout)
         );
     }
 }

@@ -17,7 +17,7 @@ fn a_saved_edit_shows_in_the_open_page_by_itself() {
     let tmp = tempfile::tempdir().unwrap();
     let root = common::project_copy(tmp.path());
     let before = common::snapshot(&root);
-    let mut server = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"))
+    let mut server = common::binary()
         .args(["serve", "--port", "0", "--offline", "--root"])
         .arg(&root)
         .arg("--mirror")

@@ -137,10 +137,16 @@ fn missing_and_unlisted_files_are_reported_apart() {
 /// property under test is wrong.
 fn rewrite_bundle(out: &Path, edit: impl FnOnce(&mut BTreeMap<String, Vec<u8>>)) {
     let zip = out.join("reproducibility.zip");
-    let mut entries = archive::read_all(&std::fs::read(&zip).unwrap()).unwrap();
+    let top = scenario_ratios::layout::bundle_root();
+    // Entries by path inside the bundle's folder, without the inventory (rewritten below).
+    let mut entries: BTreeMap<String, Vec<u8>> = archive::read_all(&std::fs::read(&zip).unwrap())
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| (k.strip_prefix(&top).unwrap().to_string(), v))
+        .collect();
     entries.remove(scenario_ratios::layout::INVENTORY);
     edit(&mut entries);
-    let bytes = scenario_ratios::package::bundle(&entries, 1_795_996_800).unwrap();
+    let bytes = scenario_ratios::package::bundle(&entries, None, 1_795_996_800).unwrap();
     std::fs::write(&zip, &bytes).unwrap();
     let fixed: String = sums(out)
         .lines()
@@ -206,17 +212,20 @@ fn bundled_inputs_must_match_the_bundled_pins_and_provenance() {
     });
     let (code, lines) = verify(&zip);
     assert_eq!(code, Some(1));
-    assert!(has(&lines, "input `summary.csv`: published/provenance.json and data/inputs.json disagree on commit"), "{lines:?}");
+    assert!(has(&lines, &format!(
+            "input `summary.csv`: {top}published/provenance.json and {top}data/inputs.json disagree on commit",
+            top = scenario_ratios::layout::bundle_root()
+        )), "{lines:?}");
 
     // An input file that no pin covers.
     let (_tmp3, out) = built();
     let zip = out.join("reproducibility.zip");
     rewrite_bundle(&out, |e| {
-        e.insert("data/cache/extra/file.txt".into(), b"x".to_vec());
+        e.insert("data/upstream/extra/file.txt".into(), b"x".to_vec());
     });
     assert!(has(
         &verify(&zip).1,
-        "data/cache/extra/file.txt: sits among the inputs but is not pinned"
+        "data/upstream/extra/file.txt: sits among the inputs but is not pinned"
     ));
 }
 

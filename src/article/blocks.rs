@@ -146,7 +146,7 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
                     OutputFile::Sums => Some(grouped(sums_size as f64, 0)),
                     _ => bytes.map(|b| grouped(b.len() as f64, 0)),
                 },
-                sha256: bytes.map(|b| crate::inputs::HexDigest::sha256(b).to_string()),
+                sha256: written.sha256(f.path()).map(|d| d.to_string()),
                 why_no_hash: match f {
                     OutputFile::Sums => "it lists this page's own hash, so it is not printed here",
                     _ => "made after this page; its hash is in SHA256SUMS",

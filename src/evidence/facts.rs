@@ -42,14 +42,24 @@ pub struct LatencyLimits {
     pub line: u32,
 }
 
-/// The checker facts of one model.
+/// The LoadGen log field the checker reads a scenario's throughput from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogField {
+    pub field: String,
+    pub line: u32,
+}
+
+/// The checker facts of one model. Every `line` is the line of the checker's source that holds
+/// the value.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFacts {
     pub accuracy_targets: Vec<MetricBound>,
     pub accuracy_upper_limits: Vec<MetricBound>,
     pub server_latency_limits: LatencyLimits,
-    pub throughput_log_field: BTreeMap<String, serde_json::Value>,
+    /// By scenario (`Offline`, `Server`).
+    pub throughput_log_field: BTreeMap<String, LogField>,
 }
 
 /// The key under which `accuracy.txt` prints a metric (`'rouge1': 44.8` is ROUGE1).

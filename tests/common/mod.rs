@@ -37,14 +37,22 @@ pub fn fixture(case: &str) -> PathBuf {
 
 /// Runs the built binary in `dir` with `args`, never with a download base inherited from outside.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scenario-ratios"))
+    binary()
         .current_dir(dir)
         .args(args)
-        .env_remove("UPSTREAM_MIRROR")
-        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
-        .env_remove("SOURCE_DATE_EPOCH")
         .output()
         .expect("binary runs")
+}
+
+/// The built binary, with nothing inherited that points it elsewhere, and the repository's
+/// crate cache (so builds in project copies reuse its vendor fragment).
+pub fn binary() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
+    c.env("SCENARIO_RATIOS_CRATE_CACHE", root().join("data/crates"))
+        .env_remove("UPSTREAM_MIRROR")
+        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
+        .env_remove("SOURCE_DATE_EPOCH");
+    c
 }
 
 pub fn stderr(o: &Output) -> String {
@@ -126,7 +134,7 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::write(&target, bytes).unwrap();
         inputs.push(serde_json::json!({
-            "name": name, "kind": kind, "repository": repo, "commit": commit, "path": path,
+            "name": name, "kind": kind, "local": path, "repository": repo, "commit": commit, "path": path,
             "url": format!("https://example.org/{repo}/{commit}/{path}"),
             "size": bytes.len(),
             "sha256": HexDigest::sha256(bytes).as_str(),
@@ -229,6 +237,7 @@ pub fn verified(
         pin: PinnedInput {
             name: name.into(),
             kind,
+            local: path.into(),
             repository: repository.into(),
             url: format!("https://example.org/{repository}/{commit}/{path}"),
             commit,
