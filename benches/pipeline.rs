@@ -46,7 +46,7 @@ fn fragment() -> &'static scenario_ratios::vendor::Fragment {
             root.join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE),
             false,
         );
-        pipeline::vendor_fragment(&sources, &crates, 1_795_996_800).unwrap()
+        pipeline::vendor_fragment(&sources, &project().vendor_plan, &crates, 1_795_996_800).unwrap()
     })
 }
 
@@ -95,6 +95,7 @@ fn article_rendering(b: Bencher) {
                 checks: &c.checks,
                 manifest: &c.project.manifest,
                 facts: &c.project.facts,
+                vendor_plan: &c.project.vendor_plan,
                 figures: &figures,
                 downloads: &downloads,
                 tool: scenario_ratios::TOOL,

@@ -210,6 +210,7 @@ pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -
             checks: &computed.checks,
             manifest: &project.manifest,
             facts: &project.facts,
+            vendor_plan: &project.vendor_plan,
             figures,
             downloads: &downloads,
             tool: crate::TOOL,
@@ -230,19 +231,17 @@ pub fn render(computed: &Computed) -> Result<Dist> {
 /// The vendored crates of the project's Cargo.lock (read among `sources`), as a zip fragment.
 pub fn vendor_fragment(
     sources: &BTreeMap<String, Vec<u8>>,
+    plan: &vendor::Plan,
     crates: &vendor::CrateSources,
     source_date_epoch: i64,
 ) -> Result<vendor::Fragment> {
-    let text = |rel: &str| {
-        sources
-            .get(rel)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .ok_or_else(|| Error::invalid(rel, "missing from the project or not UTF-8"))
-    };
-    let plan = vendor::Plan::parse(vendor::PLAN_PATH, text(vendor::PLAN_PATH)?)?;
+    let lock = sources
+        .get("Cargo.lock")
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .ok_or_else(|| Error::invalid("Cargo.lock", "missing from the project or not UTF-8"))?;
     vendor::fragment(
-        text("Cargo.lock")?,
-        &plan,
+        lock,
+        plan,
         &layout::bundle_root(),
         source_date_epoch,
         crates,
@@ -360,8 +359,9 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
     );
     // The vendored crates are read (or, the first time, made) on a second core while the inputs
     // are verified and the analysis runs.
+    let plan = project.vendor_plan.clone();
     let (inputs, computed, figures, mut dist, fragment) = std::thread::scope(|scope| {
-        let fragment = scope.spawn(|| vendor_fragment(&sources, &crates, epoch));
+        let fragment = scope.spawn(|| vendor_fragment(&sources, &plan, &crates, epoch));
         let rest = (|| {
             let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
             timings.lap("acquire + verify inputs");

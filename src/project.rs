@@ -1,7 +1,7 @@
 //! The project, loaded at run time from its root folder, as mdBook's `MDBook::load` and Zola's
 //! `Site::new` do: the prose (`content/article.md`), the page settings (`content/article.json`),
-//! the input manifest (`data/inputs.json`) and the checker facts
-//! (`sources/mlperf-checker-facts.json`). An edit to any of them is picked up by the next build of
+//! the input manifest (`data/inputs.json`), the vendoring plan (`data/vendor.json`) and the
+//! checker facts (`sources/mlperf-checker-facts.json`). An edit to any of them is picked up by the next build of
 //! the same binary; only the Askama templates are compiled in.
 //!
 //! The root is the folder given with `--root`, else the nearest folder, upward from the current
@@ -15,6 +15,7 @@ use crate::config::{ArticleConfig, CONFIG_PATH};
 use crate::error::{Error, Result};
 use crate::evidence::facts::{CheckerFacts, FACTS_PATH};
 use crate::inputs::{InputManifest, MANIFEST_PATH};
+use crate::vendor::{Plan, PLAN_PATH};
 
 /// Where the prose lives in the project.
 pub const PROSE_PATH: &str = "content/article.md";
@@ -30,6 +31,9 @@ pub struct Project {
     pub config: ArticleConfig,
     pub manifest: InputManifest,
     pub facts: CheckerFacts,
+    /// Which locked crates the bundle carries as stubs, and the platforms its offline rebuild
+    /// covers (`data/vendor.json`).
+    pub vendor_plan: Plan,
 }
 
 impl Project {
@@ -42,6 +46,7 @@ impl Project {
             config: ArticleConfig::parse(CONFIG_PATH, &read_text(root, CONFIG_PATH)?)?,
             manifest: InputManifest::parse(MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
             facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,
+            vendor_plan: Plan::parse(PLAN_PATH, &read_text(root, PLAN_PATH)?)?,
         })
     }
 

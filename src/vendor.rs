@@ -457,14 +457,10 @@ pub fn fragment(
                 .join(", ")
         );
     }
-    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
-    for krate in &crates {
-        let stub = plan.stubs.contains(&krate.id());
-        for (rel, bytes) in vendored(krate, stub, sources)? {
-            entries.push((format!("{prefix}{VENDOR_DIR}/{}/{rel}", krate.dir()), bytes));
-        }
-    }
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    // Written crate by crate, in the order of their folder names (and each crate's files in
+    // order), so the fragment is sorted without holding every unpacked crate at once.
+    let mut crates = crates;
+    crates.sort_by_key(|c| c.dir());
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .compression_level(Some(9))
@@ -473,24 +469,34 @@ pub fn fragment(
     let fail = |e: String| Error::invalid("vendor fragment", e);
     let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let mut listing = String::new();
-    for (name, bytes) in &entries {
-        crate::package::check_entry_path(name)?;
-        w.start_file(name.as_str(), options)
-            .map_err(|e| fail(e.to_string()))?;
-        w.write_all(bytes).map_err(|e| fail(e.to_string()))?;
-        let rel = name.strip_prefix(prefix).unwrap_or(name);
-        listing.push_str(&format!("{}  {rel}\n", HexDigest::sha256(bytes)));
+    let mut first = None;
+    let mut count = 0;
+    for krate in &crates {
+        let stub = plan.stubs.contains(&krate.id());
+        for (rel, bytes) in vendored(krate, stub, sources)? {
+            let name = format!("{prefix}{VENDOR_DIR}/{}/{rel}", krate.dir());
+            crate::package::check_entry_path(&name)?;
+            w.start_file(name.as_str(), options)
+                .map_err(|e| fail(e.to_string()))?;
+            w.write_all(&bytes).map_err(|e| fail(e.to_string()))?;
+            listing.push_str(&format!(
+                "{}  {VENDOR_DIR}/{}/{rel}\n",
+                HexDigest::sha256(&bytes),
+                krate.dir()
+            ));
+            first.get_or_insert(name);
+            count += 1;
+        }
     }
     let zip = w.finish().map_err(|e| fail(e.to_string()))?.into_inner();
     fetch::store(&zip_path, &zip)?;
     fetch::store(&sums_path, listing.as_bytes())?;
-    let first = entries.first().map(|(n, _)| n.clone()).unwrap_or_default();
     Ok(Fragment {
         zip: zip_path,
         size: zip.len() as u64,
         listing,
-        entries: entries.len(),
-        first,
+        entries: count,
+        first: first.unwrap_or_default(),
     })
 }
 

@@ -29,6 +29,7 @@ pub struct ArticleData<'a> {
     pub checks: &'a Checks,
     pub manifest: &'a InputManifest,
     pub facts: &'a CheckerFacts,
+    pub vendor_plan: &'a crate::vendor::Plan,
     /// Both figures in both layouts.
     pub figures: &'a Figures,
     /// The rows of the downloads table.

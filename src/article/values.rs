@@ -292,6 +292,15 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     v.put("input_count", data.manifest.inputs.len().to_string());
     v.put("tool", data.tool.to_string());
     v.put("rust_version", env!("CARGO_PKG_RUST_VERSION").to_string());
+    let platforms = &data.vendor_plan.platforms;
+    v.put(
+        "offline_platforms",
+        match platforms.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        },
+    );
     v.put("bundle_folder", crate::layout::bundle_folder());
     Ok(v)
 }
