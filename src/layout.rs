@@ -14,6 +14,8 @@ pub enum OutputFile {
     FigureHighlights,
     FigurePairs,
     Provenance,
+    Notebook,
+    NotebookScript,
     Bundle,
     Validation,
     Sums,
@@ -29,6 +31,8 @@ impl OutputFile {
         OutputFile::PairsCsv,
         OutputFile::SelectedRows,
         OutputFile::Provenance,
+        OutputFile::Notebook,
+        OutputFile::NotebookScript,
         OutputFile::FigureHighlights,
         OutputFile::FigurePairs,
         OutputFile::Article,
@@ -45,6 +49,8 @@ impl OutputFile {
             OutputFile::FigureHighlights => "scenario-ratios.svg",
             OutputFile::FigurePairs => "ratios-by-model.svg",
             OutputFile::Provenance => "provenance.json",
+            OutputFile::Notebook => "analysis.ipynb",
+            OutputFile::NotebookScript => "analysis.py",
             OutputFile::Bundle => "reproducibility.zip",
             OutputFile::Validation => "qa/validation.json",
             OutputFile::Sums => "SHA256SUMS",
@@ -53,15 +59,20 @@ impl OutputFile {
 }
 
 impl OutputFile {
-    /// True when the bundle carries a copy of this file under [`PUBLISHED_DIR`]. The bundle
-    /// cannot hold itself, nor what is made after it: the article (whose downloads table gives
-    /// the bundle's SHA-256), the validation report and the checksum list. A rebuild checks those
-    /// against SHA256SUMS.
-    pub fn in_bundle(self) -> bool {
-        !matches!(
-            self,
-            OutputFile::Bundle | OutputFile::Article | OutputFile::Validation | OutputFile::Sums
-        )
+    /// Where the bundle carries a copy of this file, relative to its folder: the notebook and
+    /// its script at the top (a reader runs them there), the other published files under
+    /// [`PUBLISHED_DIR`]. The bundle cannot hold itself, nor what is made after it: the article
+    /// (whose downloads table gives the bundle's SHA-256), the validation report and the
+    /// checksum list; a rebuild checks those against SHA256SUMS.
+    pub fn in_bundle(self) -> Option<String> {
+        match self {
+            OutputFile::Bundle
+            | OutputFile::Article
+            | OutputFile::Validation
+            | OutputFile::Sums => None,
+            OutputFile::Notebook | OutputFile::NotebookScript => Some(self.path().to_string()),
+            _ => Some(format!("{PUBLISHED_DIR}/{}", self.path())),
+        }
     }
 }
 
@@ -99,6 +110,7 @@ pub const SOURCE_PATHS: &[&str] = &[
     "data/inputs.json",
     "data/vendor.json",
     "sources",
+    "tests/notebook",
 ];
 
 /// The bundle's README, for a reader of the bundle.

@@ -18,7 +18,7 @@ use crate::evidence::{self, Checks};
 use crate::figure::{self, Figures, Svg};
 use crate::highlight::{self, Highlights};
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
-use crate::layout::{self, OutputFile, PUBLISHED_DIR};
+use crate::layout::{self, OutputFile};
 use crate::package;
 use crate::project::Project;
 use crate::summary::{self, FileNames, Summary};
@@ -195,6 +195,14 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     )?;
     dist.add(OutputFile::FigurePairs.path(), svg_file(&figures.pairs))?;
     dist.add(OutputFile::PairsCsv.path(), article::pairs_csv(analysis)?)?;
+    dist.add(
+        OutputFile::Notebook.path(),
+        project.notebook.clone().into_bytes(),
+    )?;
+    dist.add(
+        OutputFile::NotebookScript.path(),
+        crate::notebook::script(&project.notebook)?,
+    )?;
     Ok(dist)
 }
 
@@ -286,8 +294,10 @@ pub fn package(
     for f in &inputs.files {
         entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
     }
-    for (path, bytes) in dist.files() {
-        entries.insert(format!("{PUBLISHED_DIR}/{path}"), bytes.to_vec());
+    for file in OutputFile::ALL {
+        if let (Some(at), Some(bytes)) = (file.in_bundle(), dist.get(file.path())) {
+            entries.insert(at, bytes.to_vec());
+        }
     }
     dist.add(
         OutputFile::Bundle.path(),

@@ -34,6 +34,8 @@ pub struct Project {
     /// Which locked crates the bundle carries as stubs, and the platforms its offline rebuild
     /// covers (`data/vendor.json`).
     pub vendor_plan: Plan,
+    /// The walk-through notebook, as stored (with its outputs).
+    pub notebook: String,
 }
 
 impl Project {
@@ -47,6 +49,7 @@ impl Project {
             manifest: InputManifest::parse(MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
             facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,
             vendor_plan: Plan::parse(PLAN_PATH, &read_text(root, PLAN_PATH)?)?,
+            notebook: read_text(root, crate::notebook::NOTEBOOK_PATH)?,
         })
     }
 

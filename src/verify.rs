@@ -189,36 +189,45 @@ fn verify_dir(dir: &Path, report: &mut Report) {
     }
 }
 
-/// The bundle's published copies must be exactly the folder's files that a bundle carries.
+/// The bundle's copies of published files must be exactly the folder's files that a bundle
+/// carries (under `published/`, and the notebook and its script at the top).
 fn compare_published(
-    published: &BTreeMap<String, HexDigest>,
+    bundle_hashes: &BTreeMap<String, HexDigest>,
     dist: &BTreeMap<String, HexDigest>,
     bundle: &str,
     report: &mut Report,
 ) {
-    for (rel, digest) in published {
-        match dist.get(rel) {
-            None => report.problem(format!(
-                "{bundle}: {PUBLISHED_DIR}/{rel} has no checked counterpart in the folder"
+    let root = layout::bundle_root();
+    for file in OutputFile::ALL {
+        let Some(at) = file.in_bundle() else { continue };
+        match (
+            bundle_hashes.get(&format!("{root}{at}")),
+            dist.get(file.path()),
+        ) {
+            (None, _) => report.problem(format!("{bundle}: has no {root}{at} copy")),
+            (Some(_), None) => report.problem(format!(
+                "{bundle}: {root}{at} has no checked counterpart in the folder"
             )),
-            Some(d) if d == digest => report.checked += 1,
-            Some(_) => report.problem(format!(
-                "{bundle}: {PUBLISHED_DIR}/{rel} differs from the folder's {rel}"
+            (Some(a), Some(b)) if a == b => report.checked += 1,
+            (Some(_), Some(_)) => report.problem(format!(
+                "{bundle}: {root}{at} differs from the folder's {}",
+                file.path()
             )),
         }
     }
-    for file in OutputFile::ALL.iter().filter(|f| f.in_bundle()) {
-        if !published.contains_key(file.path()) {
-            report.problem(format!(
-                "{bundle}: has no {PUBLISHED_DIR}/{} copy",
-                file.path()
-            ));
+    let prefix = format!("{root}{PUBLISHED_DIR}/");
+    for entry in bundle_hashes.keys().filter(|k| k.starts_with(&prefix)) {
+        let rel = &entry[prefix.len()..];
+        if !OutputFile::ALL
+            .iter()
+            .any(|f| f.in_bundle().as_deref() == Some(&format!("{PUBLISHED_DIR}/{rel}")))
+        {
+            report.problem(format!("{bundle}: {entry} is not a published file"));
         }
     }
 }
 
-/// Checks a bundle; returns the SHA-256 of each published copy (path relative to the published
-/// folder) when the bundle could be read.
+/// Checks a bundle; returns the SHA-256 of every entry when the bundle could be read.
 fn verify_bundle(
     name: &str,
     bytes: &[u8],
@@ -298,16 +307,7 @@ fn verify_bundle(
 
     check_inputs(name, &kept, &at, report);
 
-    let published_prefix = at(&format!("{PUBLISHED_DIR}/"));
-    Some(
-        hashes
-            .into_iter()
-            .filter_map(|(k, v)| {
-                k.strip_prefix(&published_prefix)
-                    .map(|r| (r.to_string(), v))
-            })
-            .collect(),
-    )
+    Some(hashes)
 }
 
 /// Every bundled input matches the pins of the bundled manifest; provenance.json records exactly

@@ -94,9 +94,13 @@ for required in ["Cargo.toml", "Cargo.lock", "README.md", ".cargo/config.toml", 
                  "data/upstream/sources/loadgen/README.md", "data/upstream/sources/inference/README.md",
                  "published/results.json", "published/selected_rows.json", "published/pairs.csv",
                  "published/provenance.json",
-                 "published/scenario-ratios.svg", "published/ratios-by-model.svg"]:
+                 "published/scenario-ratios.svg", "published/ratios-by-model.svg",
+                 "analysis.ipynb", "analysis.py", "tests/notebook/requirements.txt"]:
     assert required in rel, required
-assert not any(n.startswith(("target/", "dist/", "tests/", ".ci/", "docs/")) for n in rel)
+assert not any(n.startswith(("target/", "dist/", ".ci/", "docs/")) for n in rel)
+# Of the tests, only the notebook's tools travel (no Rust test, no fixture, no node_modules).
+assert all(n.startswith("tests/notebook/") for n in rel if n.startswith("tests/")), \
+    [n for n in rel if n.startswith("tests/") and not n.startswith("tests/notebook/")]
 assert "BENCHMARKS.md" not in rel
 assert "published/article.html" not in rel, "the page lists the bundle's hash, so the bundle cannot hold the page"
 vendored = {n.split("/")[1] for n in rel if n.startswith("vendor/")}

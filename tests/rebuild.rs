@@ -1,5 +1,5 @@
-//! The reader's rebuild, as the article tells it: the code block of the built article's
-//! "Reproduce it" section is run as written, by `sh`, in a folder holding only the two downloads
+//! The reader's rebuild, as the article tells it: the full-rebuild code block of the built
+//! article's "Reproduce it" section is run as written, by `sh`, in a folder holding only the two downloads
 //! (reproducibility.zip and SHA256SUMS), with an empty cargo home, a fresh target folder and the
 //! network cut (`unshare -n`). Its own last line checks every rebuilt file against the downloaded
 //! SHA256SUMS; the test compares them byte for byte too, and runs the macOS spelling of the two
@@ -12,24 +12,6 @@ mod common;
 
 use std::process::Command;
 use std::time::Instant;
-
-/// The text of the first code block (`<pre><code>`) after `<h2 id="reproduce">`, entities
-/// decoded.
-fn reproduce_block(html: &str) -> String {
-    let section = html
-        .find("<h2 id=\"reproduce\">")
-        .expect("the article has a Reproduce section");
-    let rest = &html[section..];
-    let start = rest.find("<pre><code").expect("a code block");
-    let start = start + rest[start..].find("\">").unwrap() + 2;
-    let end = start + rest[start..].find("</code>").unwrap();
-    rest[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
 
 fn can_cut_the_network() -> bool {
     Command::new("unshare")
@@ -46,7 +28,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
     assert!(o.status.success(), "{}", common::stderr(&o));
 
     let html = std::fs::read_to_string(out.join("article.html")).unwrap();
-    let block = reproduce_block(&html);
+    let block = common::reproduce_block(&html, "cargo run --release --offline --locked");
     assert!(
         block.contains("sha256sum --ignore-missing -c SHA256SUMS"),
         "{block}"

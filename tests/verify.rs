@@ -180,6 +180,25 @@ fn published_copies_must_equal_the_folder_files() {
 }
 
 #[test]
+fn the_notebook_copies_and_nothing_more_must_be_in_the_bundle() {
+    let (_tmp, out) = built();
+    rewrite_bundle(&out, |e| {
+        e.get_mut("analysis.ipynb").unwrap().push(b'\n');
+        e.remove("analysis.py").unwrap();
+        e.insert("published/extra.txt".into(), b"not published".to_vec());
+    });
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(1));
+    for needle in [
+        "analysis.ipynb differs from the folder's analysis.ipynb",
+        "has no scenario-ratios-0.1.0/analysis.py copy",
+        "published/extra.txt is not a published file",
+    ] {
+        assert!(has(&lines, needle), "{needle}: {lines:?}");
+    }
+}
+
+#[test]
 fn bundled_inputs_must_match_the_bundled_pins_and_provenance() {
     let (_tmp, out) = built();
     let zip = out.join("reproducibility.zip");

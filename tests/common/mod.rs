@@ -394,3 +394,30 @@ impl Browser {
         String::from_utf8(o.stdout).unwrap()
     }
 }
+
+/// The text, entities decoded, of the code block (`<pre><code>`) of the built article's
+/// "Reproduce it" section that contains `command`; panics if there is none or more than one.
+pub fn reproduce_block(html: &str, command: &str) -> String {
+    let section = html
+        .find("<h2 id=\"reproduce\">")
+        .expect("the article has a Reproduce section");
+    let rest = &html[section + 1..];
+    let rest = &rest[..rest.find("<h2").unwrap_or(rest.len())];
+    let blocks: Vec<String> = rest
+        .split("<pre><code")
+        .skip(1)
+        .map(|b| {
+            let start = b.find('>').unwrap() + 1;
+            let end = b.find("</code>").unwrap();
+            b[start..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
+        })
+        .filter(|b| b.contains(command))
+        .collect();
+    assert_eq!(blocks.len(), 1, "one Reproduce block runs `{command}`");
+    blocks.into_iter().next().unwrap()
+}

@@ -1,0 +1,96 @@
+//! The walk-through notebook (`content/analysis.ipynb`): a second, independent implementation of
+//! the analysis in Python, kept with the prose, published beside the article and placed at the
+//! top of the bundle. Its code cells also become `analysis.py`, so a reader without Jupyter runs
+//! the same check with `python3 analysis.py`. This module only reads the notebook and writes the
+//! script; the notebook's stored outputs are proven current by running it (see README).
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+/// The opening of `analysis.py`: what it is, and one line instead of a traceback on a mismatch.
+const SCRIPT_HEADER: &str = include_str!("../templates/notebook/script-header.py");
+
+/// Where the notebook lives in the project.
+pub const NOTEBOOK_PATH: &str = "content/analysis.ipynb";
+
+#[derive(Deserialize)]
+struct Notebook {
+    nbformat: u32,
+    cells: Vec<Cell>,
+}
+
+#[derive(Deserialize)]
+struct Cell {
+    cell_type: String,
+    source: Source,
+}
+
+/// A cell's text, as a list of lines or one string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Source {
+    Lines(Vec<String>),
+    Text(String),
+}
+
+impl Source {
+    fn text(&self) -> String {
+        match self {
+            Source::Lines(lines) => lines.concat(),
+            Source::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// `analysis.py`: the notebook's code cells, in order, under a header saying where they come from.
+pub fn script(notebook: &str) -> Result<Vec<u8>> {
+    let err = |m: String| Error::Config {
+        file: NOTEBOOK_PATH.into(),
+        message: m,
+    };
+    let nb: Notebook = serde_json::from_str(notebook).map_err(|e| err(e.to_string()))?;
+    if nb.nbformat != 4 {
+        return Err(err(format!("nbformat {} (4 expected)", nb.nbformat)));
+    }
+    let code: Vec<String> = nb
+        .cells
+        .iter()
+        .filter(|c| c.cell_type == "code")
+        .map(|c| c.source.text())
+        .collect();
+    if code.is_empty() {
+        return Err(err("the notebook has no code cell".into()));
+    }
+    let mut out = String::from(SCRIPT_HEADER);
+    for (i, cell) in code.iter().enumerate() {
+        out.push_str(&format!("\n# --- code cell {} ---\n", i + 1));
+        out.push_str(cell.trim_end());
+        out.push('\n');
+    }
+    Ok(out.into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_is_the_code_cells_in_order() {
+        let nb = r##"{"nbformat": 4, "cells": [
+            {"cell_type": "markdown", "source": ["# Title\n"]},
+            {"cell_type": "code", "source": ["import json\n", "x = 1\n"]},
+            {"cell_type": "code", "source": "print(x)"}
+        ]}"##;
+        let s = String::from_utf8(script(nb).unwrap()).unwrap();
+        assert!(
+            s.ends_with(
+                "# --- code cell 1 ---\nimport json\nx = 1\n\n# --- code cell 2 ---\nprint(x)\n"
+            ),
+            "{s}"
+        );
+        assert!(!s.contains("Title"));
+        assert!(script(r#"{"nbformat": 3, "cells": []}"#).is_err());
+        assert!(script(r#"{"nbformat": 4, "cells": []}"#).is_err());
+    }
+}
