@@ -46,6 +46,14 @@ pub fn read_expected(path: &Path, size: u64) -> std::io::Result<Found> {
     Ok(Found::Bytes(bytes))
 }
 
+/// Reads all of `source` when it holds at most `max` bytes; `None` when it holds more. At most
+/// `max + 1` bytes are ever read.
+pub fn read_at_most(source: impl Read, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    source.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
 /// Downloads `url` with the system `curl`, reading at most `max` bytes. `allow_http` admits
 /// plain http (a local test server); otherwise only https is followed.
 pub fn download(url: &str, max: u64, allow_http: bool) -> Result<Vec<u8>> {
@@ -172,6 +180,9 @@ mod tests {
         let f = dir.path().join("f");
         fs::write(&f, b"abc").unwrap();
         assert!(matches!(read_expected(&f, 3).unwrap(), Found::Bytes(b) if b == b"abc"));
+        assert_eq!(read_at_most(&b"abc"[..], 3).unwrap(), Some(b"abc".to_vec()));
+        assert_eq!(read_at_most(&b"abcd"[..], 3).unwrap(), None);
+        assert_eq!(read_at_most(&b""[..], 0).unwrap(), Some(vec![]));
         assert!(matches!(read_expected(&f, 2).unwrap(), Found::WrongSize(3)));
         assert!(matches!(
             read_expected(dir.path(), 3).unwrap(),

@@ -8,7 +8,6 @@
 //! one, holding this project's `Cargo.toml` (the way cargo finds its manifest).
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::config::{ArticleConfig, CONFIG_PATH};
@@ -61,16 +60,14 @@ impl Project {
 pub fn read_text(root: &Path, rel: &str) -> Result<String> {
     let path = root.join(rel);
     let file = fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_PROJECT_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(&path, e))?;
-    if bytes.len() as u64 > MAX_PROJECT_FILE {
+    let Some(bytes) =
+        crate::fetch::read_at_most(file, MAX_PROJECT_FILE).map_err(|e| Error::io(&path, e))?
+    else {
         return Err(Error::Config {
             file: rel.into(),
             message: format!("larger than {MAX_PROJECT_FILE} bytes"),
         });
-    }
+    };
     String::from_utf8(bytes).map_err(|e| Error::Config {
         file: rel.into(),
         message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),

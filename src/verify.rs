@@ -60,25 +60,19 @@ pub fn verify_path(path: &Path) -> Report {
 }
 
 fn read_capped(path: &Path, max: u64, report: &mut Report) -> Option<Vec<u8>> {
-    let read = || -> std::io::Result<Vec<u8>> {
-        let file = fs::File::open(path)?;
-        let mut bytes = Vec::new();
-        file.take(max + 1).read_to_end(&mut bytes)?;
-        Ok(bytes)
-    };
-    match read() {
+    match fs::File::open(path).and_then(|file| crate::fetch::read_at_most(file, max)) {
         Err(e) => {
             report.problem(format!("{}: {e}", path.display()));
             None
         }
-        Ok(b) if b.len() as u64 > max => {
+        Ok(None) => {
             report.problem(format!(
                 "{}: larger than {max} bytes; not read",
                 path.display()
             ));
             None
         }
-        Ok(b) => Some(b),
+        Ok(bytes) => bytes,
     }
 }
 
@@ -198,30 +192,26 @@ fn compare_published(
     report: &mut Report,
 ) {
     let root = layout::bundle_root();
-    for file in OutputFile::ALL {
-        let Some(at) = file.in_bundle() else { continue };
-        match (
-            bundle_hashes.get(&format!("{root}{at}")),
-            dist.get(file.path()),
-        ) {
-            (None, _) => report.problem(format!("{bundle}: has no {root}{at} copy")),
+    // Each copy the bundle must carry (its entry name) and the folder's file it copies.
+    let copies: Vec<(String, &str)> = OutputFile::ALL
+        .iter()
+        .filter_map(|f| f.in_bundle().map(|at| (format!("{root}{at}"), f.path())))
+        .collect();
+    for (entry, path) in &copies {
+        match (bundle_hashes.get(entry), dist.get(*path)) {
+            (None, _) => report.problem(format!("{bundle}: has no {entry} copy")),
             (Some(_), None) => report.problem(format!(
-                "{bundle}: {root}{at} has no checked counterpart in the folder"
+                "{bundle}: {entry} has no checked counterpart in the folder"
             )),
             (Some(a), Some(b)) if a == b => report.checked += 1,
             (Some(_), Some(_)) => report.problem(format!(
-                "{bundle}: {root}{at} differs from the folder's {}",
-                file.path()
+                "{bundle}: {entry} differs from the folder's {path}"
             )),
         }
     }
-    let prefix = format!("{root}{PUBLISHED_DIR}/");
-    for entry in bundle_hashes.keys().filter(|k| k.starts_with(&prefix)) {
-        let rel = &entry[prefix.len()..];
-        if !OutputFile::ALL
-            .iter()
-            .any(|f| f.in_bundle().as_deref() == Some(&format!("{PUBLISHED_DIR}/{rel}")))
-        {
+    let published = format!("{root}{PUBLISHED_DIR}/");
+    for entry in bundle_hashes.keys().filter(|k| k.starts_with(&published)) {
+        if !copies.iter().any(|(copy, _)| copy == entry) {
             report.problem(format!("{bundle}: {entry} is not a published file"));
         }
     }

@@ -63,20 +63,24 @@ fn run_script(folder: &Path) -> Output {
         .expect("python3 runs")
 }
 
-fn nbval_python() -> PathBuf {
-    let python = std::env::var_os("SCENARIO_RATIOS_NBVAL_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "python3".into());
-    let probe = Command::new(&python)
-        .args(["-c", "import nbval, ipykernel, pytest"])
-        .output();
-    assert!(
-        probe.is_ok_and(|o| o.status.success()),
-        "{} cannot import nbval, ipykernel and pytest: install tests/notebook/requirements.txt \
-         (.ci/run does, into target/notebook-venv) or set SCENARIO_RATIOS_NBVAL_PYTHON",
-        python.display()
-    );
-    python
+/// The interpreter that has nbval, ipykernel and pytest, probed once for the whole file.
+fn nbval_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let python = std::env::var_os("SCENARIO_RATIOS_NBVAL_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| "python3".into());
+        let probe = Command::new(&python)
+            .args(["-c", "import nbval, ipykernel, pytest"])
+            .output();
+        assert!(
+            probe.is_ok_and(|o| o.status.success()),
+            "{} cannot import nbval, ipykernel and pytest: install tests/notebook/requirements.txt \
+             (.ci/run does, into target/notebook-venv) or set SCENARIO_RATIOS_NBVAL_PYTHON",
+            python.display()
+        );
+        python
+    })
 }
 
 /// `pytest --nbval analysis.ipynb` in `folder`, writing no cache into the bundle.

@@ -122,16 +122,22 @@ fn leftovers(parent: &Path) -> Vec<String> {
 
 const EPOCHS: [&str; 2] = ["1795996800", "1700000000"];
 
+/// The outputs a folder may hold after any of the builds below: one finished build per entry of
+/// [`EPOCHS`], each in its own folder under `dir`.
+fn reference_outputs(dir: &Path, cache: &Path) -> Vec<Vec<(PathBuf, Vec<u8>)>> {
+    EPOCHS
+        .iter()
+        .enumerate()
+        .map(|(i, e)| build(&dir.join(format!("ref-{i}/dist")), cache, e))
+        .collect()
+}
+
 #[test]
 fn a_build_killed_at_any_moment_leaves_a_complete_output() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     // The two outputs the folder may hold: the same build with two zip timestamps.
-    let expected: Vec<_> = EPOCHS
-        .iter()
-        .enumerate()
-        .map(|(i, e)| build(&tmp.path().join(format!("ref-{i}/dist")), &cache, e))
-        .collect();
+    let expected = reference_outputs(tmp.path(), &cache);
     assert_ne!(expected[0], expected[1]);
     let parent = tmp.path().join("out");
     std::fs::create_dir(&parent).unwrap();
@@ -210,11 +216,7 @@ fn a_build_killed_at_any_moment_leaves_a_complete_output() {
 fn four_builds_into_one_folder_at_once_are_serialised() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
-    let expected: Vec<_> = EPOCHS
-        .iter()
-        .enumerate()
-        .map(|(i, e)| build(&tmp.path().join(format!("ref-{i}/dist")), &cache, e))
-        .collect();
+    let expected = reference_outputs(tmp.path(), &cache);
     let parent = tmp.path().join("out");
     std::fs::create_dir(&parent).unwrap();
     let out = parent.join("dist");

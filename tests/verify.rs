@@ -305,15 +305,20 @@ fn raw_zip(entries: &[(&str, u16, u64, u32, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
+/// Writes `bytes` as `name` in `dir` and verifies that file.
+fn verify_written(dir: &Path, name: &str, bytes: &[u8]) -> (Option<i32>, Vec<String>) {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    verify(&path)
+}
+
 #[test]
 fn hostile_zips_are_refused_without_allocating_what_they_declare() {
     let tmp = tempfile::tempdir().unwrap();
     // A tiny zip declaring a 2^62-byte entry.
     let huge = raw_zip(&[("a.txt", 0, 1 << 62, 0, b"x".to_vec())]);
     assert!(huge.len() < 200, "{} bytes", huge.len());
-    let path = tmp.path().join("huge.zip");
-    std::fs::write(&path, &huge).unwrap();
-    let (code, lines) = verify(&path);
+    let (code, lines) = verify_written(tmp.path(), "huge.zip", &huge);
     assert_eq!(code, Some(1));
     assert!(
         has(&lines, "declares 4611686018427387904 bytes; at most"),
@@ -334,9 +339,7 @@ fn hostile_zips_are_refused_without_allocating_what_they_declare() {
     stream.extend([0x03, 0x00]);
     assert!(stream.len() < 2 << 20, "{} bytes", stream.len());
     let bomb = raw_zip(&[("bomb.bin", 8, 1 << 20, 0, stream)]);
-    let path = tmp.path().join("bomb.zip");
-    std::fs::write(&path, &bomb).unwrap();
-    let (code, lines) = verify(&path);
+    let (code, lines) = verify_written(tmp.path(), "bomb.zip", &bomb);
     assert_eq!(code, Some(1));
     // The zip reader or our own cap stops it, whichever sees it first.
     assert!(
@@ -350,9 +353,7 @@ fn hostile_zips_are_refused_without_allocating_what_they_declare() {
         ("a.txt", 0, 1, 0, b"1".to_vec()),
         ("a.txt", 0, 1, 0, b"2".to_vec()),
     ]);
-    let path = tmp.path().join("dup.zip");
-    std::fs::write(&path, &dup).unwrap();
-    let (code, lines) = verify(&path);
+    let (code, lines) = verify_written(tmp.path(), "dup.zip", &dup);
     assert_eq!(code, Some(1));
     assert!(
         has(&lines, "entry \"a.txt\" appears more than once"),
@@ -364,9 +365,7 @@ fn hostile_zips_are_refused_without_allocating_what_they_declare() {
         ("../evil.txt", 0, 1, 0, b"1".to_vec()),
         ("/abs.txt", 0, 1, 0, b"2".to_vec()),
     ]);
-    let path = tmp.path().join("evil.zip");
-    std::fs::write(&path, &evil).unwrap();
-    let (_, lines) = verify(&path);
+    let (_, lines) = verify_written(tmp.path(), "evil.zip", &evil);
     assert!(
         has(&lines, "entry \"../evil.txt\": unsafe path"),
         "{lines:?}"
@@ -374,8 +373,6 @@ fn hostile_zips_are_refused_without_allocating_what_they_declare() {
     assert!(has(&lines, "entry \"/abs.txt\": unsafe path"), "{lines:?}");
 
     // Not a zip at all.
-    let path = tmp.path().join("garbage.zip");
-    std::fs::write(&path, b"this is not a zip file").unwrap();
-    let (code, lines) = verify(&path);
+    let (code, lines) = verify_written(tmp.path(), "garbage.zip", b"this is not a zip file");
     assert_eq!((code, lines.len()), (Some(1), 2), "{lines:?}");
 }
