@@ -39,6 +39,11 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
             "sideways scroll at {at}"
         );
         assert_eq!(v["overflowing"], serde_json::json!([]), "overflow at {at}");
+        assert_eq!(
+            v["labels_cut"],
+            serde_json::json!([]),
+            "reflowed labels cut at {at}"
+        );
         assert_eq!(v["console"], serde_json::json!([]), "console at {at}");
         assert_eq!(v["requests"], serde_json::json!([]), "network at {at}");
         let figures = v["figures"].as_array().unwrap();
@@ -134,8 +139,8 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
     println!("screenshots and the printed PDF: {}", shots.display());
 }
 
-/// The detectors are not vacuous: a page with a remote image, a figure too wide for a phone and
-/// an unlabelled form field is caught by each of them.
+/// The detectors are not vacuous: a page with a remote image, a figure too wide for a phone, an
+/// unlabelled form field and a reflowed cell too short for its label is caught by each of them.
 #[test]
 fn the_browser_checks_catch_a_bad_page() {
     let Some(browser) = common::browser() else {
@@ -148,7 +153,9 @@ fn the_browser_checks_catch_a_bad_page() {
         "<!DOCTYPE html><html lang=\"en\"><head><title>bad</title><meta name=\"viewport\" content=\"width=device-width\"></head><body>\
          <main><img src=\"http://127.0.0.1:9/x.png\" alt=\"x\"><input type=\"text\">\
          <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text></svg></div></figure>\
-         <details><summary>s</summary><table><tr><td>hidden</td></tr></table></details></main></body></html>",
+         <details><summary>s</summary><table><tr><td>hidden</td></tr></table></details>\
+         <style>td.r{display:block;position:relative;padding-left:60px}td.r::before{content:attr(data-label);position:absolute;left:0;width:50px}</style>\
+         <table><tr><td class=\"r\" data-label=\"Log rate ≈ summary of the row\">1</td></tr></table></main></body></html>",
     )
     .unwrap();
     let report = browser.run(
@@ -177,4 +184,10 @@ fn the_browser_checks_catch_a_bad_page() {
         serde_json::json!(["http://127.0.0.1:9/x.png"])
     );
     assert!(phone["figures"][0]["smallest_label_px"].as_f64().unwrap() < 10.0);
+    assert!(
+        phone["labels_cut"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("Log rate ≈ summary of the row:")),
+        "{phone}"
+    );
 }

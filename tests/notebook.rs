@@ -307,7 +307,12 @@ fn the_published_notebook_is_the_project_s_and_the_script_its_code_cells() {
 fn the_article_quick_check_runs_as_written_from_the_two_downloads() {
     let dist = built();
     let html = std::fs::read_to_string(dist.join("article.html")).unwrap();
-    let block = common::reproduce_block(&html, "python3 analysis.py");
+    // The section's first step (check and unpack), then the quick check, in one shell.
+    let first = common::reproduce_blocks(&html).remove(0);
+    let block = format!(
+        "{first}{}",
+        common::reproduce_block(&html, "python3 analysis.py")
+    );
     let reader = tempfile::tempdir().unwrap();
     for f in ["reproducibility.zip", "SHA256SUMS"] {
         std::fs::copy(dist.join(f), reader.path().join(f)).unwrap();

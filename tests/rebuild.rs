@@ -1,5 +1,6 @@
-//! The reader's rebuild, as the article tells it: the full-rebuild code block of the built
-//! article's "Reproduce it" section is run as written, by `sh`, in a folder holding only the two downloads
+//! The reader's rebuild, as the article tells it: the code blocks of the built article's
+//! "Reproduce it" section (check and unpack, the Python quick check, the full rebuild) are run as
+//! written, one after another in one `sh`, in a folder holding only the two downloads
 //! (reproducibility.zip and SHA256SUMS), with an empty cargo home, a fresh target folder and the
 //! network cut (`unshare -n`). Its own last line checks every rebuilt file against the downloaded
 //! SHA256SUMS; the test compares them byte for byte too, and runs the macOS spelling of the two
@@ -28,15 +29,26 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
     assert!(o.status.success(), "{}", common::stderr(&o));
 
     let html = std::fs::read_to_string(out.join("article.html")).unwrap();
-    let block = common::reproduce_block(&html, "cargo run --release --offline --locked");
+    // The reader's whole path, as the section tells it: its blocks in order, in one shell
+    // (check and unpack, the Python quick check, the full rebuild).
+    let blocks = common::reproduce_blocks(&html);
     assert!(
-        block.contains("sha256sum --ignore-missing -c SHA256SUMS"),
-        "{block}"
+        blocks[0].starts_with(
+            "sha256sum --ignore-missing -c SHA256SUMS\nunzip -q reproducibility.zip\n"
+        ),
+        "the first step checks and unpacks the downloads: {blocks:?}"
+    );
+    let rebuild = common::reproduce_block(&html, "cargo run --release --offline --locked");
+    assert_eq!(
+        blocks.last(),
+        Some(&rebuild),
+        "the full rebuild is the last step"
     );
     assert!(
-        block.contains("cargo run --release --offline --locked"),
-        "{block}"
+        blocks.iter().any(|b| b.contains("python3 analysis.py")),
+        "{blocks:?}"
     );
+    let block = blocks.concat();
 
     // The reader's folder: the two downloads, nothing else; an empty cargo home.
     let reader = tmp.path().join("reader");
@@ -91,6 +103,10 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
     println!(
         "the article's reproduce block ran in {:.1} s",
         took.as_secs_f64()
+    );
+    assert!(
+        log.contains("results.json and pairs.csv agree with this notebook"),
+        "the quick check ran: {log}"
     );
     assert!(log.contains("no problem"), "verify ran: {log}");
     assert!(

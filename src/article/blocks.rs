@@ -62,11 +62,11 @@ pub struct CheckRow<'a> {
     pub row: String,
     pub highlight: &'a str,
     pub scenario: &'a str,
-    pub valid: String,
-    pub throughput: String,
-    pub ttft: String,
-    pub tpot: String,
-    pub accuracy: String,
+    pub valid: Vec<String>,
+    pub throughput: Vec<String>,
+    pub ttft: Vec<String>,
+    pub tpot: Vec<String>,
+    pub accuracy: Vec<String>,
 }
 
 #[derive(Template)]
@@ -157,9 +157,10 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
 }
 
 /// The compact form of some checks: each check's key numbers with its outcome.
-fn status_mark(items: &[&Check]) -> String {
+/// One line per check, each with its mark; a dash when the row has none of this kind.
+fn status_mark(items: &[&Check]) -> Vec<String> {
     if items.is_empty() {
-        return "–".into();
+        return vec!["–".into()];
     }
     items
         .iter()
@@ -168,8 +169,7 @@ fn status_mark(items: &[&Check]) -> String {
             Status::Fail => format!("✗ FAIL {}", c.short),
             Status::NotChecked => format!("○ not checked: {}", c.short),
         })
-        .collect::<Vec<_>>()
-        .join("; ")
+        .collect()
 }
 
 /// Every block the prose may place.

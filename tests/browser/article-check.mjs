@@ -91,7 +91,30 @@ try {
             labels_outside: outside,
           });
         }
+        // A reflowed table cell shows its column's name before the value (a ::before label):
+        // the cell must be tall enough for the label, or the label runs into the next cell.
+        const labelsCut = [];
+        for (const td of document.querySelectorAll("td[data-label]")) {
+          const b = getComputedStyle(td, "::before");
+          if (b.content === "none" || b.content === "normal" || b.display === "none") continue;
+          const r = td.getBoundingClientRect();
+          if (r.height === 0 || clipped(td)) continue;
+          const probe = document.createElement("div");
+          probe.textContent = td.dataset.label;
+          Object.assign(probe.style, {
+            position: "absolute", visibility: "hidden", left: "0", top: "0", padding: "0",
+            boxSizing: "content-box", width: b.width, font: b.font, lineHeight: b.lineHeight,
+            letterSpacing: b.letterSpacing, overflowWrap: b.overflowWrap, whiteSpace: b.whiteSpace,
+          });
+          document.body.appendChild(probe);
+          const need = probe.getBoundingClientRect().height;
+          probe.remove();
+          if (need > r.height + 0.5) {
+            labelsCut.push(`${td.dataset.label}: ${Math.round(need)} px in a ${Math.round(r.height)} px cell`);
+          }
+        }
         return {
+          labels_cut: [...new Set(labelsCut)].slice(0, 20),
           viewport: vw,
           document_width: document.documentElement.scrollWidth,
           overflowing: overflowing.slice(0, 20),

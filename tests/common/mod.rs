@@ -395,29 +395,39 @@ impl Browser {
     }
 }
 
-/// The text, entities decoded, of the code block (`<pre><code>`) of the built article's
-/// "Reproduce it" section that contains `command`; panics if there is none or more than one.
-pub fn reproduce_block(html: &str, command: &str) -> String {
-    let section = html
-        .find("<h2 id=\"reproduce\">")
+/// The text of every code block (`<pre>`) of the built article's "Reproduce it" section, in
+/// the order the reader meets them, as an HTML parser reads it.
+pub fn reproduce_blocks(html: &str) -> Vec<String> {
+    let doc = scraper::Html::parse_document(html);
+    let heading = scraper::Selector::parse("h2#reproduce").unwrap();
+    let h2 = doc
+        .select(&heading)
+        .next()
         .expect("the article has a Reproduce section");
-    let rest = &html[section + 1..];
-    let rest = &rest[..rest.find("<h2").unwrap_or(rest.len())];
-    let blocks: Vec<String> = rest
-        .split("<pre><code")
-        .skip(1)
-        .map(|b| {
-            let start = b.find('>').unwrap() + 1;
-            let end = b.find("</code>").unwrap();
-            b[start..end]
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&#39;", "'")
-                .replace("&amp;", "&")
-        })
+    let pre = scraper::Selector::parse("pre").unwrap();
+    let mut blocks = Vec::new();
+    for node in h2.next_siblings() {
+        let Some(el) = scraper::ElementRef::wrap(node) else {
+            continue;
+        };
+        if el.value().name() == "h2" {
+            break;
+        }
+        let own = el.value().name() == "pre";
+        for p in std::iter::once(el).filter(|_| own).chain(el.select(&pre)) {
+            blocks.push(p.text().collect::<String>());
+        }
+    }
+    assert!(!blocks.is_empty(), "the Reproduce section has code blocks");
+    blocks
+}
+
+/// The code block of the Reproduce section that contains `command`; panics unless exactly one does.
+pub fn reproduce_block(html: &str, command: &str) -> String {
+    let found: Vec<String> = reproduce_blocks(html)
+        .into_iter()
         .filter(|b| b.contains(command))
         .collect();
-    assert_eq!(blocks.len(), 1, "one Reproduce block runs `{command}`");
-    blocks.into_iter().next().unwrap()
+    assert_eq!(found.len(), 1, "one Reproduce block runs `{command}`");
+    found.into_iter().next().unwrap()
 }
