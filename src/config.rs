@@ -102,6 +102,13 @@ impl ArticleConfig {
         &self.canonical_url[..8 + host_len]
     }
 
+    /// The address of the folder the page and its files are published in: the canonical URL up
+    /// to its last `/`.
+    pub fn folder_url(&self) -> &str {
+        let end = self.canonical_url.rfind('/').map_or(0, |i| i + 1);
+        &self.canonical_url[..end]
+    }
+
     /// The absolute URL of a site-root path such as `/about/`.
     pub fn absolute(&self, site_path: &str) -> String {
         format!("{}{site_path}", self.origin())
@@ -156,6 +163,17 @@ impl ArticleConfig {
             if let Err(why) = check_absolute_url(url) {
                 return Err(err(format!("{name} {why}")));
             }
+        }
+        // The page's own address: `dist/` published as one folder serves the page there.
+        let page = crate::layout::OutputFile::Article.path();
+        let path = config.canonical_url["https://".len()..]
+            .split_once('/')
+            .map_or("", |(_, p)| p);
+        if !path.ends_with(&format!("/{page}")) && path != page {
+            return Err(err(format!(
+                "canonical_url must be the page's own address, ending in /{page} (its name in dist/), \
+                 so that dist/ copied to the site as one folder answers it"
+            )));
         }
         if let Err(why) = check_date(&config.published) {
             return Err(err(format!("published {why}")));
@@ -229,5 +247,38 @@ mod tests {
         assert_eq!(c.origin(), "https://aryanputta.com");
         assert_eq!(c.absolute("/about/"), "https://aryanputta.com/about/");
         assert!(c.canonical_url.starts_with("https://aryanputta.com/"));
+        assert_eq!(
+            format!("{}article.html", c.folder_url()),
+            c.canonical_url,
+            "the folder holds the page"
+        );
+    }
+
+    #[test]
+    fn the_canonical_url_must_name_the_page_itself() {
+        for bad in [
+            "https://aryanputta.com/articles/server-offline-ratio/",
+            "https://aryanputta.com/articles/server-offline-ratio/index.html",
+            "https://aryanputta.com/articles/xarticle.html",
+            "https://aryanputta.com",
+        ] {
+            let text = committed_text().replace(
+                "https://aryanputta.com/articles/server-offline-ratio/article.html",
+                bad,
+            );
+            let err = ArticleConfig::parse("x.json", &text)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("canonical_url must be the page's own address"),
+                "{bad}: {err}"
+            );
+        }
+        let text = committed_text().replace(
+            "https://aryanputta.com/articles/server-offline-ratio/article.html",
+            "https://aryanputta.com/article.html",
+        );
+        let c = ArticleConfig::parse("x.json", &text).unwrap();
+        assert_eq!(c.folder_url(), "https://aryanputta.com/");
     }
 }

@@ -415,6 +415,13 @@ fn make(case: &str, s: &Sandbox) -> String {
             );
             s.refused(|s| s.build(&[]))
         }
+        "a folder as the canonical address" => {
+            edit_config(
+                "/articles/server-offline-ratio/article.html\"",
+                "/articles/server-offline-ratio/\"",
+            );
+            s.refused(|s| s.build(&[]))
+        }
         "control character in a setting" => {
             let p = s.root.join("content/article.json");
             let text = std::fs::read_to_string(&p).unwrap();
