@@ -4,7 +4,8 @@
 //! overflow sideways, each figure must fit its column with every label inside the drawing and at
 //! least 10 CSS px, and the page must log nothing and request nothing. Printed, closed <details>
 //! must show their content and links their addresses; the PDF's own text is checked with
-//! pdftotext. The Nu Html Checker must report no error for the page and both SVGs. Screenshots
+//! pdftotext: every SHA-256 the page shows is printed whole (no column cut off at the page's
+//! edge), and no page but the last is left mostly empty. The Nu Html Checker must report no error for the page and both SVGs. Screenshots
 //! and the PDF are kept under target/browser/.
 
 mod common;
@@ -115,6 +116,56 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
         "link addresses are printed"
     );
 
+    // Nothing is cut off at the page's edge: every pinned input's SHA-256 (the inputs table's
+    // last column) and every download's is in the PDF, read in content order.
+    let raw = Command::new("pdftotext")
+        .args(["-raw", pdf, "-"])
+        .output()
+        .unwrap();
+    let raw: String = String::from_utf8_lossy(&raw.stdout)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let provenance: Value =
+        serde_json::from_slice(&std::fs::read(out.join("provenance.json")).unwrap()).unwrap();
+    let pinned: Vec<&str> = provenance["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["sha256"].as_str().unwrap())
+        .collect();
+    assert!(pinned.len() > 10);
+    for h in pinned {
+        assert!(raw.contains(h), "input SHA-256 {h} is printed whole");
+    }
+    for f in [
+        "reproducibility.zip",
+        "results.json",
+        "pairs.csv",
+        "analysis.py",
+    ] {
+        let sum = Command::new("sha256sum").arg(out.join(f)).output().unwrap();
+        let sum = String::from_utf8_lossy(&sum.stdout);
+        let h = sum.split_whitespace().next().unwrap();
+        assert!(raw.contains(h), "the SHA-256 of {f} is printed whole");
+    }
+    // No page but the last is left half empty: the lines of text cover at least 30 % of each
+    // page's height (a full page of prose or tables covers 40-60 %).
+    let bbox = Command::new("pdftotext")
+        .args(["-bbox", pdf, "-"])
+        .output()
+        .unwrap();
+    let coverage = page_coverage(&String::from_utf8_lossy(&bbox.stdout));
+    assert!(coverage.len() >= 5, "{coverage:?}");
+    for (i, c) in coverage[..coverage.len() - 1].iter().enumerate() {
+        assert!(
+            *c >= 0.30,
+            "page {} of the PDF is left mostly empty ({:.0} % of its height holds text): {coverage:?}",
+            i + 1,
+            c * 100.0
+        );
+    }
+
     // The Nu Html Checker: no error in the page or the standalone figures.
     let vnu = browser
         .scripts
@@ -137,6 +188,34 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
         assert_eq!(messages.trim(), "", "Nu Html Checker on {file}");
     }
     println!("screenshots and the printed PDF: {}", shots.display());
+}
+
+/// For each page of `pdftotext -bbox` output, the share of its height covered by words (the
+/// union of their vertical extents).
+fn page_coverage(bbox: &str) -> Vec<f64> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let at = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        tag[at..at + tag[at..].find('"').unwrap()].parse().unwrap()
+    };
+    let mut pages = Vec::new();
+    for page in bbox.split("<page ").skip(1) {
+        let height = attr(page, "height");
+        let mut spans: Vec<(f64, f64)> = page
+            .split("<word ")
+            .skip(1)
+            .map(|w| (attr(w, "yMin"), attr(w, "yMax")))
+            .collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut covered, mut end) = (0.0, f64::MIN);
+        for (lo, hi) in spans {
+            if hi > end {
+                covered += hi - lo.max(end);
+                end = hi;
+            }
+        }
+        pages.push(covered / height);
+    }
+    pages
 }
 
 /// The detectors are not vacuous: a page with a remote image, a figure too wide for a phone, an
