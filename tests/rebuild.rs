@@ -116,6 +116,12 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
 
     // Every rebuilt file is byte-identical to the published one.
     let folder = reader.join(scenario_ratios::layout::bundle_folder());
+    // The bundle's README gives the same rebuild commands as the article.
+    let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("```sh\n{rebuild}```")),
+        "the bundled README's rebuild block is the article's:\n{rebuild}"
+    );
     let rebuilt = common::snapshot(&folder.join("dist"));
     let published = common::snapshot(&out);
     assert_eq!(
