@@ -250,9 +250,54 @@ fn json_bytes(rows: &[Vec<Cell>]) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// The most rows `write` makes: the largest size the benchmarks use. The pair is built in memory
+/// (about 5.5 KB a row at the peak), so the count is bounded like every other size.
+pub const MAX_ROWS: usize = 100_000;
+
+/// The file that marks a folder `write` made, so that it may write there again.
+pub const MARKER: &str = ".scenario-ratios-synth";
+
+/// Checks that `dir` may receive a synthetic pair: a new path, an empty folder, or a folder this
+/// command wrote before (it holds [`MARKER`]). Anything else is refused, so that no file of the
+/// user's (a project's `data/inputs.json`, say) is ever overwritten; then marks the folder.
+fn claim(dir: &std::path::Path) -> crate::Result<()> {
+    use crate::error::Error;
+    let refuse = |message: &str| Error::Refused {
+        path: dir.to_path_buf(),
+        message: message.to_string(),
+    };
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        Err(e) => return Err(Error::io(dir, e)),
+        Ok(m) if !m.is_dir() => {
+            return Err(refuse(
+                "is not a folder; synth writes into a new or empty folder, or one it wrote before",
+            ))
+        }
+        Ok(_) => {
+            let marked = std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file());
+            let empty = std::fs::read_dir(dir)
+                .map_err(|e| Error::io(dir, e))?
+                .next()
+                .is_none();
+            if !marked && !empty {
+                return Err(refuse(&format!(
+                    "is a folder that synth did not write (no {MARKER} inside) and is not empty; refusing to write into it (give a new or empty folder)"
+                )));
+            }
+        }
+    }
+    let marker = dir.join(MARKER);
+    std::fs::write(&marker, b"Written by scenario-ratios synth.\n")
+        .map_err(|e| Error::io(&marker, e))
+}
+
 /// Writes a synthetic pair under `dir` in mirror layout, plus `dir/inputs.json` pinning both, so
 /// that `scenario-ratios build --manifest dir/inputs.json --mirror dir` runs the whole pipeline on it.
 /// The configuration's highlights are taken from `config` (the project's `content/article.json`).
+/// `dir` must be new, empty, or written by this function before; `rows` is at most [`MAX_ROWS`].
 pub fn write(
     dir: &std::path::Path,
     rows: usize,
@@ -261,6 +306,15 @@ pub fn write(
 ) -> crate::Result<std::path::PathBuf> {
     use crate::error::Error;
     use crate::inputs::{HexDigest, InputKind, InputManifest, PinnedInput};
+    if rows > MAX_ROWS {
+        return Err(Error::Invalid {
+            context: "synth --rows".into(),
+            message: format!(
+                "{rows} is more than {MAX_ROWS}, the most rows a synthetic summary holds"
+            ),
+        });
+    }
+    claim(dir)?;
     let (csv, json) = generate(rows, seed, config);
     let repository = "synthetic/summaries";
     let commit = format!("{seed:040x}");
@@ -327,6 +381,34 @@ mod tests {
         )));
         let h = crate::highlight::select(&a, &config).unwrap();
         assert_eq!(h.highlights.len(), config.highlights.len());
+    }
+
+    #[test]
+    fn write_claims_only_new_empty_or_its_own_folders() {
+        let config = committed();
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("syn");
+        let manifest = write(&out, 50, 1, &config).unwrap();
+        assert!(manifest.is_file() && out.join(MARKER).is_file());
+        // Its own folder again: fine.
+        write(&out, 60, 2, &config).unwrap();
+        // Someone's folder: refused, the file untouched.
+        let theirs = tmp.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::write(theirs.join("inputs.json"), b"mine").unwrap();
+        let err = write(&theirs, 50, 1, &config).unwrap_err().to_string();
+        assert!(err.contains("did not write"), "{err}");
+        assert_eq!(std::fs::read(theirs.join("inputs.json")).unwrap(), b"mine");
+        assert!(!theirs.join(MARKER).exists());
+        // A file: refused, untouched.
+        let file = tmp.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(write(&file, 50, 1, &config).is_err());
+        assert_eq!(std::fs::read(&file).unwrap(), b"x");
+        // Too many rows: refused before anything is written.
+        let big = tmp.path().join("big");
+        assert!(write(&big, MAX_ROWS + 1, 1, &config).is_err());
+        assert!(!big.exists());
     }
 
     #[test]

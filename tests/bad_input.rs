@@ -358,6 +358,23 @@ fn make(case: &str, s: &Sandbox) -> String {
             assert_eq!(snapshot(&s.tmp), before, "nothing changed");
             stderr(&o)
         }
+        "synth over a project's files" | "synth of an absurd size" => {
+            let (rows, out) = match case {
+                "synth over a project's files" => ("10", "data"),
+                _ => ("100000000", "big"),
+            };
+            let before = snapshot(&s.tmp);
+            let o = s
+                .command()
+                .current_dir(&s.root)
+                .args(["synth", "--rows", rows, "--out", out])
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(1));
+            assert_eq!(snapshot(&s.tmp), before, "nothing changed");
+            assert!(!s.root.join("big").exists());
+            stderr(&o)
+        }
         "a file"
         | "someone else's folder"
         | "a symbolic link"
