@@ -30,6 +30,7 @@ fn real_inputs() -> &'static Inputs {
             mirror: Some(root.join("../shared/upstream")),
             download_base: None,
             allow_download: false,
+            own_cache: false,
         };
         inputs::acquire(project().manifest.clone(), &opts).expect("mirror beside the repository")
     })

@@ -331,6 +331,54 @@ pub struct AcquireOptions {
     pub download_base: Option<String>,
     /// When false, an input that is neither cached nor mirrored is an error instead of a download.
     pub allow_download: bool,
+    /// The cache is the project's own `data/upstream/` (git-ignored, made by this tool): it is
+    /// used even when it predates [`CACHE_MARKER`].
+    pub own_cache: bool,
+}
+
+/// The file that marks a folder as this tool's input cache. The build writes and removes files
+/// only in a cache folder that is new, empty, marked, or the project's own.
+pub const CACHE_MARKER: &str = ".scenario-ratios-cache";
+
+/// Checks that the cache folder is the tool's to write in (see [`CACHE_MARKER`]), and marks it.
+fn claim_cache(opts: &AcquireOptions) -> Result<()> {
+    let dir = &opts.cache_dir;
+    let refuse = |message: String| Error::Refused {
+        path: dir.clone(),
+        message,
+    };
+    match fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        Err(e) => return Err(Error::io(dir, e)),
+        Ok(m) if !m.is_dir() => {
+            return Err(refuse(
+                "is not a folder; give a folder for the input cache (--cache)".into(),
+            ))
+        }
+        Ok(_) => {
+            let marked = fs::symlink_metadata(dir.join(CACHE_MARKER)).is_ok_and(|m| m.is_file());
+            let empty = fs::read_dir(dir)
+                .map_err(|e| Error::io(dir, e))?
+                .next()
+                .is_none();
+            if !(marked || empty || opts.own_cache) {
+                return Err(refuse(format!(
+                    "is a folder that scenario-ratios did not make as its input cache (no {CACHE_MARKER} inside) and is not empty; refusing to write or remove files in it (give a new or empty folder as --cache)"
+                )));
+            }
+            if marked {
+                return Ok(());
+            }
+        }
+    }
+    let marker = dir.join(CACHE_MARKER);
+    fs::write(
+        &marker,
+        b"This folder is the verified input cache of scenario-ratios; entries that fail their pin are removed and acquired again.\n",
+    )
+    .map_err(|e| Error::io(&marker, e))
 }
 
 /// Acquires and verifies every input of `manifest`.
@@ -340,6 +388,7 @@ pub fn acquire(manifest: InputManifest, opts: &AcquireOptions) -> Result<Inputs>
             return Err(Error::MirrorMissing(m.clone()));
         }
     }
+    claim_cache(opts)?;
     let files = manifest
         .inputs
         .iter()
@@ -351,16 +400,22 @@ pub fn acquire(manifest: InputManifest, opts: &AcquireOptions) -> Result<Inputs>
 fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput> {
     let cached = opts.cache_dir.join(pin.cache_path());
     fetch::remove_stale_partials(&cached);
-    if let Some(bytes) = read_pinned(&cached, pin)? {
-        match VerifiedInput::new(pin.clone(), bytes, Origin::Cache(cached.clone()), &cached) {
-            Ok(input) => return Ok(input),
-            Err(e) => {
-                // A cache entry is only ever written verified, so this one was changed or
-                // damaged since: drop it and acquire the input again.
-                eprintln!("warning: {e}; removed the cache entry, acquiring it again");
-                fs::remove_file(&cached).map_err(|e| Error::io(&cached, e))?;
+    // A cache entry is only ever written verified, so one that fails its pin (size or hashes)
+    // was changed or damaged since: drop it and acquire the input again.
+    let damaged = match read_pinned(&cached, pin) {
+        Ok(Some(bytes)) => {
+            match VerifiedInput::new(pin.clone(), bytes, Origin::Cache(cached.clone()), &cached) {
+                Ok(input) => return Ok(input),
+                Err(e) => Some(e),
             }
         }
+        Ok(None) => None,
+        Err(e @ Error::Mismatch { .. }) => Some(e),
+        Err(e) => return Err(e),
+    };
+    if let Some(e) = damaged {
+        eprintln!("warning: {e}; removed the cache entry, acquiring it again");
+        fs::remove_file(&cached).map_err(|e| Error::io(&cached, e))?;
     }
     if let Some(mirror) = &opts.mirror {
         let mirrored = mirror.join(pin.mirror_path());

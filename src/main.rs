@@ -127,6 +127,7 @@ impl BuildArgs {
         Ok(BuildOptions {
             source_date_epoch: self.source_date_epoch,
             acquire: AcquireOptions {
+                own_cache: self.cache.is_none(),
                 cache_dir: self.cache.unwrap_or_else(|| root.join(DEFAULT_CACHE)),
                 mirror,
                 download_base: self.download_base,

@@ -70,7 +70,10 @@ impl Sandbox {
         c.arg("build")
             .arg("--root")
             .arg(&self.root)
-            .args(["--cache", "cache", "--offline"]);
+            .arg("--offline");
+        if !extra.contains(&"--cache") {
+            c.args(["--cache", "cache"]);
+        }
         if !extra.contains(&"--out") {
             c.args(["--out", "dist"]);
         }
@@ -296,12 +299,17 @@ fn make(case: &str, s: &Sandbox) -> String {
                 assert!(ok.success());
             })
         }),
-        "corrupt cache entry" => {
-            // A first build fills the cache; then one byte of a cached file changes.
+        "corrupt cache entry" | "truncated cache entry" => {
+            // A first build fills the cache; then one byte of a cached file changes, or the
+            // file loses its second half.
             s.built(&s.build_real_mirror(|_| {}));
             let cached = s.tmp.join("cache/summary.csv");
             let mut bytes = std::fs::read(&cached).unwrap();
-            bytes[100] ^= 1;
+            if case == "corrupt cache entry" {
+                bytes[100] ^= 1;
+            } else {
+                bytes.truncate(bytes.len() / 2);
+            }
             std::fs::write(&cached, bytes).unwrap();
             let o = s.build(&["--mirror", "mirror"]);
             s.built(&o);
@@ -357,6 +365,19 @@ fn make(case: &str, s: &Sandbox) -> String {
             assert_eq!(o.status.code(), Some(1));
             assert_eq!(snapshot(&s.tmp), before, "nothing changed");
             stderr(&o)
+        }
+        "someone's folder as the cache" => {
+            // A folder of the user's own files, one of them named like an input, of its size.
+            let theirs = s.tmp.join("Downloads");
+            std::fs::create_dir_all(&theirs).unwrap();
+            let size = std::fs::metadata(common::mirror().join(SUMMARY_CSV))
+                .unwrap()
+                .len();
+            std::fs::write(theirs.join("summary.csv"), vec![b'x'; size as usize]).unwrap();
+            let before = snapshot(&theirs);
+            let line = s.refused(|s| s.build(&["--cache", "Downloads"]));
+            assert_eq!(snapshot(&theirs), before, "their files are untouched");
+            line
         }
         "synth over a project's files" | "synth of an absurd size" => {
             let (rows, out) = match case {
