@@ -1,5 +1,5 @@
 //! The author's publishing step, as a static web host meets it: the built `dist/` is copied as
-//! one folder into a site tree at the path of the page's canonical URL, a plain static server
+//! one folder into a site tree at the path of the page's canonical URL (README's `cp -R` command), a plain static server
 //! (Python's `http.server`, on 127.0.0.1) serves the tree, and the page's own address, and every
 //! relative link of the page, answer with the bytes the build wrote. So the address the page
 //! gives in `<link rel="canonical">`, `og:url` and its JSON-LD is one a reader can open, and no
@@ -74,18 +74,6 @@ impl Drop for StaticSite {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let target = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
 fn attr_values(html: &str, selector: &str, attr: &str) -> Vec<String> {
     let doc = scraper::Html::parse_document(html);
     let sel = scraper::Selector::parse(selector).unwrap();
@@ -117,8 +105,16 @@ fn dist_copied_as_one_folder_to_the_site_serves_the_page_at_its_canonical_addres
     let site_path = &rest[rest.find('/').expect("a path")..];
     let folder = &site_path[..=site_path.rfind('/').unwrap()];
 
+    // README's command for a site kept as a folder.
     let site = tmp.path().join("site");
-    copy_tree(&dist, &site.join(folder.trim_start_matches('/')));
+    let target = format!("site{folder}");
+    let copied = Command::new("sh")
+        .arg("-c")
+        .arg(format!("mkdir -p {target} && cp -R dist/. {target}"))
+        .current_dir(tmp.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
     let server = StaticSite::start(&site);
 
     let (status, body) = server.get(site_path);
