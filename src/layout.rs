@@ -113,6 +113,17 @@ pub const SOURCE_PATHS: &[&str] = &[
     "tests/notebook",
 ];
 
+/// True for a file or folder name that editors and tools leave beside the sources and that the
+/// bundle never carries: hidden names (`.ipynb_checkpoints`, `.DS_Store`, `.article.md.swp`),
+/// backups (`article.md~`, `#article.md#`) and Python's caches (`__pycache__`, `*.pyc`).
+pub fn is_scratch(name: &str) -> bool {
+    name.starts_with('.')
+        || name.ends_with('~')
+        || (name.len() > 1 && name.starts_with('#') && name.ends_with('#'))
+        || name == "__pycache__"
+        || name.ends_with(".pyc")
+}
+
 /// The bundle's README, for a reader of the bundle.
 pub const BUNDLE_README: &str = "README.md";
 
@@ -136,6 +147,31 @@ pub fn is_safe_relative(p: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scratch_names_are_those_tools_leave_behind() {
+        for name in [
+            ".ipynb_checkpoints",
+            ".DS_Store",
+            ".article.md.swp",
+            "article.md~",
+            "#article.md#",
+            "__pycache__",
+            "imports.cpython-311.pyc",
+        ] {
+            assert!(is_scratch(name), "{name}");
+        }
+        for name in [
+            "article.md",
+            "analysis.ipynb",
+            "#",
+            "a#b",
+            "py.rs",
+            "pycache",
+        ] {
+            assert!(!is_scratch(name), "{name}");
+        }
+    }
 
     #[test]
     fn only_normalised_relative_paths_are_safe() {

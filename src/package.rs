@@ -180,17 +180,27 @@ fn glob(pattern: &str, text: &str) -> bool {
     }
 }
 
-/// The project's own files that the bundle carries, read from `root`, sorted by path.
+/// The most bytes one project source file may hold, and all of them together: the bundle
+/// carries them, and each is read whole.
+pub const MAX_SOURCE_FILE: u64 = 4 << 20;
+pub const MAX_SOURCE_TOTAL: u64 = 32 << 20;
+
+/// The project's own files that the bundle carries, read from `root`, sorted by path: every file
+/// under [`crate::layout::SOURCE_PATHS`] but those `.gitignore` names and scratch files (hidden
+/// files, editor backups, Python caches; see [`crate::layout::is_scratch`]), so that opening the
+/// notebook in Jupyter or saving in an editor never changes the bundle.
 pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     let manifest = root.join("Cargo.toml");
-    let toml = std::fs::read_to_string(&manifest).map_err(|e| {
-        Error::invalid(
-            manifest.display().to_string(),
-            format!(
+    let toml = read_source(&manifest, MAX_SOURCE_FILE)
+        .and_then(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8")))
+        .map_err(|e| {
+            Error::invalid(
+                manifest.display().to_string(),
+                format!(
                 "cannot read the project's Cargo.toml ({e}); run the build from the project folder"
             ),
-        )
-    })?;
+            )
+        })?;
     if !toml.contains(&format!("name = \"{}\"", env!("CARGO_PKG_NAME"))) {
         return Err(Error::invalid(
             manifest.display().to_string(),
@@ -202,13 +212,16 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     }
     let ignore = GitIgnore::read(root);
     let mut files = BTreeMap::new();
+    let mut total = 0u64;
     for top in crate::layout::SOURCE_PATHS {
         let start = root.join(top);
         let walker = WalkDir::new(&start).sort_by_file_name().into_iter();
         for entry in walker.filter_entry(|e| {
             let rel = e.path().strip_prefix(root).unwrap_or(e.path());
             let rel = rel.to_string_lossy().replace('\\', "/");
-            !ignore.ignores(&rel, e.file_type().is_dir())
+            let scratch =
+                e.depth() > 0 && crate::layout::is_scratch(&e.file_name().to_string_lossy());
+            !scratch && !ignore.ignores(&rel, e.file_type().is_dir())
         }) {
             let entry = entry.map_err(|e| {
                 Error::invalid(start.display().to_string(), format!("cannot walk: {e}"))
@@ -224,11 +237,34 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
                 })?
                 .to_string_lossy()
                 .replace('\\', "/");
-            let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            let bytes = match read_source(entry.path(), MAX_SOURCE_FILE) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+                    return Err(Error::invalid(
+                        rel,
+                        format!("larger than {MAX_SOURCE_FILE} bytes, the most a project source file may hold (the bundle carries every file under {top}/ that .gitignore does not name)"),
+                    ))
+                }
+                Err(e) => return Err(Error::io(entry.path(), e)),
+            };
+            total += bytes.len() as u64;
+            if total > MAX_SOURCE_TOTAL {
+                return Err(Error::invalid(
+                    rel,
+                    format!("the project's source files pass {MAX_SOURCE_TOTAL} bytes together, the most the bundle carries"),
+                ));
+            }
             files.insert(rel, bytes);
         }
     }
     Ok(files)
+}
+
+/// Reads a source file of at most `max` bytes (an error of kind `FileTooLarge` otherwise).
+fn read_source(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    crate::fetch::read_at_most(file, max)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::FileTooLarge))
 }
 
 /// A zip timestamp from Unix seconds (UTC). A zip entry stores a local date from 1980-01-01 to

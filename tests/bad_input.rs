@@ -469,6 +469,10 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, replace(&text, &format!("\"{label}\""), &with, 1)).unwrap();
             s.refused(|s| s.build(&[]))
         }
+        "a huge file among the sources" => {
+            std::fs::write(s.root.join("content/video.mp4"), vec![0u8; 5 << 20]).unwrap();
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
         "unknown placeholder" => {
             let p = s.root.join("content/article.md");
             let mut text = std::fs::read_to_string(&p).unwrap();

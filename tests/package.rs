@@ -355,3 +355,71 @@ fn every_checker_fact_is_at_its_line_of_the_bundled_source() {
     }
     assert!(checked > 30, "{checked} facts checked");
 }
+
+/// What editors and tools leave beside the sources (Jupyter's checkpoints, editor backups and
+/// swap files, Python's caches, Finder's .DS_Store) never reaches the bundle: a build of a tree
+/// holding them writes the same bytes as a build of the clean tree.
+#[test]
+fn scratch_files_beside_the_sources_never_change_the_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = common::project_copy(tmp.path());
+    let crates = common::root().join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE);
+    let build_copy = |out: &str| {
+        let o = common::run(
+            tmp.path(),
+            &[
+                "build",
+                "--root",
+                copy.to_str().unwrap(),
+                "--mirror",
+                mirror().to_str().unwrap(),
+                "--cache",
+                tmp.path().join("cache").to_str().unwrap(),
+                "--crate-cache",
+                crates.to_str().unwrap(),
+                "--out",
+                out,
+                "--offline",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        snapshot(&tmp.path().join(out))
+    };
+    let clean = build_copy("clean");
+    for (path, bytes) in [
+        (
+            "content/.ipynb_checkpoints/analysis-checkpoint.ipynb",
+            &b"{}"[..],
+        ),
+        ("content/article.md~", b"an editor's backup"),
+        ("content/#article.md#", b"an autosave"),
+        ("content/.article.md.swp", b"a swap file"),
+        ("templates/.DS_Store", b"\0\0\0\x01Bud1"),
+        (
+            "tests/notebook/__pycache__/imports.cpython-311.pyc",
+            b"\x0d\x0d",
+        ),
+        ("src/stray.pyc", b"\x0d\x0d"),
+    ] {
+        let p = copy.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    let differing = |other: &[(PathBuf, Vec<u8>)]| -> Vec<String> {
+        clean
+            .iter()
+            .zip(other)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| a.0.display().to_string())
+            .collect()
+    };
+    let messy = build_copy("messy");
+    assert!(
+        messy == clean,
+        "scratch files changed the output: {:?}",
+        differing(&messy)
+    );
+    // A file that is not scratch does reach it (the comparison can fail).
+    std::fs::write(copy.join("content/notes.md"), b"a real file").unwrap();
+    assert!(build_copy("noted") != clean);
+}
