@@ -153,6 +153,40 @@ fn analysis_py_passes_in_the_unzipped_bundle_with_nothing_installed() {
     assert_eq!(common::snapshot(&folder), common::snapshot(&pristine));
 }
 
+/// Run by a Python older than the 3.9 it needs (simulated: `sys.version_info` set to 3.8 before
+/// the script runs), or with `-O` (which strips its asserts), the script refuses in one line.
+#[test]
+fn analysis_py_refuses_an_old_python_and_optimised_mode_in_one_line() {
+    let (_holder, folder) = unzipped();
+    let old = Command::new("python3")
+        .args([
+            "-I",
+            "-S",
+            "-c",
+            "import sys; sys.version_info = (3, 8, 18); sys.version = '3.8.18 (simulated)'; \
+             sys.argv = ['analysis.py']; exec(compile(open('analysis.py').read(), 'analysis.py', 'exec'))",
+        ])
+        .current_dir(&folder)
+        .output()
+        .unwrap();
+    assert_eq!(old.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&old.stderr),
+        "analysis.py: needs Python 3.9 or later; this is 3.8.18\n"
+    );
+    assert!(old.stdout.is_empty(), "it stops before any step");
+    let optimised = Command::new("python3")
+        .args(["-I", "-S", "-O", "analysis.py"])
+        .current_dir(&folder)
+        .output()
+        .unwrap();
+    assert_eq!(optimised.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&optimised.stderr),
+        "analysis.py: run it without -O (its checks are assert statements)\n"
+    );
+}
+
 #[test]
 fn the_stored_outputs_are_what_a_fresh_run_prints() {
     let (_holder, folder) = unzipped();
