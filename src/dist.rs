@@ -452,6 +452,32 @@ fn is_empty_dir(dir: &Path) -> bool {
     fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
 }
 
+/// How a folder stands for a part of the tool that marks the folders it makes with `marker`
+/// (the input cache, `synth`): only a missing, empty or marked folder is the tool's to write in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    Missing,
+    Empty,
+    Marked,
+    /// A non-empty folder without the marker: someone else's files.
+    Foreign,
+    NotAFolder,
+}
+
+/// Reads how `dir` stands (a symbolic link to a folder counts as that folder).
+pub fn ownership(dir: &Path, marker: &str) -> io::Result<Ownership> {
+    match fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Ownership::Missing),
+        Err(e) => Err(e),
+        Ok(m) if !m.is_dir() => Ok(Ownership::NotAFolder),
+        Ok(_) if fs::symlink_metadata(dir.join(marker)).is_ok_and(|m| m.is_file()) => {
+            Ok(Ownership::Marked)
+        }
+        Ok(_) if fs::read_dir(dir)?.next().is_none() => Ok(Ownership::Empty),
+        Ok(_) => Ok(Ownership::Foreign),
+    }
+}
+
 /// Exchanges two paths atomically (`renameat2` with `RENAME_EXCHANGE`).
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> io::Result<()> {
@@ -497,6 +523,34 @@ fn exchange_unsupported(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ownership_tells_new_empty_marked_foreign_and_files_apart() {
+        let base = tempfile::tempdir().unwrap();
+        let p = base.path();
+        assert_eq!(ownership(&p.join("new"), "m").unwrap(), Ownership::Missing);
+        fs::create_dir(p.join("empty")).unwrap();
+        assert_eq!(ownership(&p.join("empty"), "m").unwrap(), Ownership::Empty);
+        fs::create_dir(p.join("theirs")).unwrap();
+        fs::write(p.join("theirs/photo.jpg"), b"x").unwrap();
+        assert_eq!(
+            ownership(&p.join("theirs"), "m").unwrap(),
+            Ownership::Foreign
+        );
+        fs::write(p.join("theirs/m"), b"").unwrap();
+        assert_eq!(
+            ownership(&p.join("theirs"), "m").unwrap(),
+            Ownership::Marked
+        );
+        // A folder named like the marker is no marker.
+        fs::create_dir_all(p.join("odd/m")).unwrap();
+        assert_eq!(ownership(&p.join("odd"), "m").unwrap(), Ownership::Foreign);
+        fs::write(p.join("file"), b"x").unwrap();
+        assert_eq!(
+            ownership(&p.join("file"), "m").unwrap(),
+            Ownership::NotAFolder
+        );
+    }
 
     #[test]
     fn unsafe_or_repeated_paths_are_refused() {

@@ -342,35 +342,24 @@ pub const CACHE_MARKER: &str = ".scenario-ratios-cache";
 
 /// Checks that the cache folder is the tool's to write in (see [`CACHE_MARKER`]), and marks it.
 fn claim_cache(opts: &AcquireOptions) -> Result<()> {
+    use crate::dist::Ownership;
     let dir = &opts.cache_dir;
     let refuse = |message: String| Error::Refused {
         path: dir.clone(),
         message,
     };
-    match fs::metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        Err(e) => return Err(Error::io(dir, e)),
-        Ok(m) if !m.is_dir() => {
+    match crate::dist::ownership(dir, CACHE_MARKER).map_err(|e| Error::io(dir, e))? {
+        Ownership::Marked => return Ok(()),
+        Ownership::Missing => fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?,
+        Ownership::Empty => {}
+        Ownership::Foreign if opts.own_cache => {}
+        Ownership::Foreign => return Err(refuse(format!(
+            "is a folder that scenario-ratios did not make as its input cache (no {CACHE_MARKER} inside) and is not empty; refusing to write or remove files in it (give a new or empty folder as --cache)"
+        ))),
+        Ownership::NotAFolder => {
             return Err(refuse(
                 "is not a folder; give a folder for the input cache (--cache)".into(),
             ))
-        }
-        Ok(_) => {
-            let marked = fs::symlink_metadata(dir.join(CACHE_MARKER)).is_ok_and(|m| m.is_file());
-            let empty = fs::read_dir(dir)
-                .map_err(|e| Error::io(dir, e))?
-                .next()
-                .is_none();
-            if !(marked || empty || opts.own_cache) {
-                return Err(refuse(format!(
-                    "is a folder that scenario-ratios did not make as its input cache (no {CACHE_MARKER} inside) and is not empty; refusing to write or remove files in it (give a new or empty folder as --cache)"
-                )));
-            }
-            if marked {
-                return Ok(());
-            }
         }
     }
     let marker = dir.join(CACHE_MARKER);

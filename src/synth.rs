@@ -261,32 +261,23 @@ pub const MARKER: &str = ".scenario-ratios-synth";
 /// command wrote before (it holds [`MARKER`]). Anything else is refused, so that no file of the
 /// user's (a project's `data/inputs.json`, say) is ever overwritten; then marks the folder.
 fn claim(dir: &std::path::Path) -> crate::Result<()> {
+    use crate::dist::Ownership;
     use crate::error::Error;
-    let refuse = |message: &str| Error::Refused {
+    let refuse = |message: String| Error::Refused {
         path: dir.to_path_buf(),
-        message: message.to_string(),
+        message,
     };
-    match std::fs::symlink_metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        Err(e) => return Err(Error::io(dir, e)),
-        Ok(m) if !m.is_dir() => {
+    match crate::dist::ownership(dir, MARKER).map_err(|e| Error::io(dir, e))? {
+        Ownership::Missing => std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?,
+        Ownership::Empty | Ownership::Marked => {}
+        Ownership::Foreign => return Err(refuse(format!(
+            "is a folder that synth did not write (no {MARKER} inside) and is not empty; refusing to write into it (give a new or empty folder)"
+        ))),
+        Ownership::NotAFolder => {
             return Err(refuse(
-                "is not a folder; synth writes into a new or empty folder, or one it wrote before",
+                "is not a folder; synth writes into a new or empty folder, or one it wrote before"
+                    .into(),
             ))
-        }
-        Ok(_) => {
-            let marked = std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file());
-            let empty = std::fs::read_dir(dir)
-                .map_err(|e| Error::io(dir, e))?
-                .next()
-                .is_none();
-            if !marked && !empty {
-                return Err(refuse(&format!(
-                    "is a folder that synth did not write (no {MARKER} inside) and is not empty; refusing to write into it (give a new or empty folder)"
-                )));
-            }
         }
     }
     let marker = dir.join(MARKER);
