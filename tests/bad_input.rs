@@ -562,6 +562,12 @@ fn make(case: &str, s: &Sandbox) -> String {
 fn every_documented_bad_input_prints_its_documented_line() {
     let cases = documented();
     assert!(cases.len() >= 30, "{} cases documented", cases.len());
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("lists {} bad inputs", cases.len())),
+        "README gives the number of documented cases ({})",
+        cases.len()
+    );
     for (case, line) in &cases {
         let tmp = tempfile::tempdir().unwrap();
         let sandbox = Sandbox::new(tmp.path());
