@@ -38,13 +38,13 @@ enum Command {
     },
     /// Write a synthetic summary pair of N rows (and a manifest pinning it) for scaling tests.
     Synth {
-        /// Number of rows.
+        /// Number of rows (at most 100000).
         #[arg(long)]
         rows: usize,
         /// Seed of the generator.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Folder to write into (mirror layout, plus inputs.json).
+        /// Folder to write into (mirror layout, plus inputs.json): new, empty, or one synth wrote.
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
         /// The project folder whose highlights the rows include [default: found upward].
@@ -71,7 +71,7 @@ struct BuildArgs {
     /// Output folder, replaced whole when the build succeeds [default: dist in the project]
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Folder of verified input copies [default: data/upstream in the project]
+    /// Folder of verified input copies: new, empty, or one this tool made [default: data/upstream in the project]
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// Never download: fail when an input is neither cached nor mirrored.
