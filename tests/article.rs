@@ -341,3 +341,48 @@ fn prose_that_states_a_direction_fails_when_the_data_turn() {
         "content/article.md: placeholder {{hl.gb200_gptoss.gain}} has no value here: GB200 NVL72 · gpt-oss-120b's Server rate is not above its Offline rate"
     );
 }
+
+/// A screen reader hears figure 1 through its description: every bar is named by organisation,
+/// platform and model, so two bars of one model on different systems are told apart.
+#[test]
+fn figure_1_describes_each_bar_by_its_system_and_model() {
+    let d = build("base");
+    let results: serde_json::Value =
+        serde_json::from_slice(d.get("results.json").unwrap()).unwrap();
+    let highlights = results["highlights"].as_array().unwrap();
+    for file in ["article.html", "scenario-ratios.svg"] {
+        let svg = text(&d, file);
+        let start = svg.find("-desc\">").unwrap() + "-desc\">".len();
+        let desc = &svg[start..start + svg[start..].find("</desc>").unwrap()];
+        let bars: Vec<&str> = desc
+            .split_once("Offline rate. ")
+            .unwrap()
+            .1
+            .trim_end_matches('.')
+            .split("; ")
+            .map(|b| b.rsplit_once(": ").unwrap().0)
+            .collect();
+        assert_eq!(bars.len(), highlights.len(), "{file}: {desc}");
+        let distinct: std::collections::BTreeSet<_> = bars.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            bars.len(),
+            "{file}: bars named alike: {desc}"
+        );
+        for h in highlights {
+            let pair = results["pairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["offline_id"] == h["offline_id"])
+                .unwrap();
+            let name = format!(
+                "{} {}, {}",
+                pair["organization"].as_str().unwrap(),
+                pair["platform"].as_str().unwrap(),
+                pair["model"].as_str().unwrap()
+            );
+            assert!(bars.contains(&name.as_str()), "{file}: {name} in {desc}");
+        }
+    }
+}
