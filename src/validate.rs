@@ -27,6 +27,7 @@ pub enum Rule {
     HighlightsMatchResults,
     BundleNamesSafe,
     SumsCoverOutput,
+    LinksResolve,
 }
 
 impl fmt::Display for Rule {
@@ -38,6 +39,7 @@ impl fmt::Display for Rule {
             Rule::HighlightsMatchResults => f.write_str("highlights-match-results"),
             Rule::BundleNamesSafe => f.write_str("bundle-names-safe"),
             Rule::SumsCoverOutput => f.write_str("sha256sums-cover-output"),
+            Rule::LinksResolve => f.write_str("links-resolve"),
         }
     }
 }
@@ -162,6 +164,9 @@ pub struct PageScan {
     pub policies: Vec<String>,
     /// Each `<span data-value="name">` with its text: the values the prose shows.
     pub values: Vec<(String, String)>,
+    /// Every `id` of the page, and every `<a href>` in page order.
+    pub ids: BTreeSet<String>,
+    pub links: Vec<String>,
 }
 
 /// Every way `html` could run code, refresh, or load something, as one line each.
@@ -179,6 +184,8 @@ pub fn scan(html: &str) -> PageScan {
     emitter.naively_switch_states(true);
     let mut open_script: Option<String> = None;
     let mut in_style = false;
+    let mut ids = BTreeSet::new();
+    let mut links = Vec::new();
     for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
         match token {
             Token::StartTag(tag) => {
@@ -196,6 +203,12 @@ pub fn scan(html: &str) -> PageScan {
                         .find(|(k, _)| lossy(k).eq_ignore_ascii_case(n))
                         .map(|(_, v)| lossy(v))
                 };
+                if let Some(id) = attr("id") {
+                    ids.insert(id);
+                }
+                if name == "a" {
+                    links.extend(attr("href"));
+                }
                 for (key, value) in &tag.attributes {
                     let key = lossy(key).to_ascii_lowercase();
                     let value = lossy(value);
@@ -282,7 +295,39 @@ pub fn scan(html: &str) -> PageScan {
         problems,
         policies,
         values,
+        ids,
+        links,
     }
+}
+
+/// Links of the page that lead nowhere: a `#fragment` that no element's `id` carries, or a
+/// relative address that names no published file (`files`). Site-root and absolute links are
+/// the site's and the web's, not checked here.
+fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for href in &page.links {
+        let broken = if let Some(fragment) = href.strip_prefix('#') {
+            !fragment.is_empty() && !page.ids.contains(fragment)
+        } else if href.starts_with('/') || href.contains(':') {
+            false
+        } else {
+            let path = href.split(['#', '?']).next().unwrap_or_default();
+            !files.contains(path)
+        };
+        if broken {
+            let what = if href.starts_with('#') {
+                "names no element of the page"
+            } else {
+                "names no published file"
+            };
+            problems.push(format!(
+                "<a href={:?}> {what}",
+                crate::format::excerpt(href, 80)
+            ));
+        }
+    }
+    problems.dedup();
+    problems
 }
 
 fn css_loads(css: &str) -> bool {
@@ -410,6 +455,22 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
         .symmetric_difference(will_be_summed)
         .map(|p| format!("{p} not covered"))
         .collect();
+    let published: BTreeSet<String> = files
+        .iter()
+        .cloned()
+        .chain([OutputFile::Sums.path().to_string()])
+        .collect();
+    out.push(match &article {
+        Err(e) => outcome(Rule::LinksResolve, vec![e.clone()], ""),
+        Ok(page) => outcome(
+            Rule::LinksResolve,
+            broken_links(page, &published),
+            &format!(
+                "{} links; every #fragment names an element of the page, every relative link a published file",
+                page.links.len()
+            ),
+        ),
+    });
     out.push(outcome(
         Rule::SumsCoverOutput,
         missing,
@@ -559,6 +620,26 @@ mod tests {
 
     fn page(body: &str) -> String {
         format!("<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"></head><body>{body}</body></html>")
+    }
+
+    #[test]
+    fn links_must_lead_somewhere_on_the_page_or_among_the_files() {
+        let page = scan(
+            "<h2 id=\"downloads\">D</h2><a href=\"#downloads\">ok</a><a href=\"#\">top</a>\
+             <a href=\"pairs.csv\">ok</a><a href=\"pairs.csv#row-3\">ok</a><a href=\"/about/\">site</a>\
+             <a href=\"https://example.org/x\">web</a><a href=\"#download\">typo</a>\
+             <a href=\"pairs.cvs\">typo</a><a href=\"qa/\">folder</a>",
+        );
+        let files: BTreeSet<String> =
+            ["pairs.csv".to_string(), "qa/validation.json".to_string()].into();
+        assert_eq!(
+            broken_links(&page, &files),
+            [
+                "<a href=\"#download\"> names no element of the page",
+                "<a href=\"pairs.cvs\"> names no published file",
+                "<a href=\"qa/\"> names no published file",
+            ]
+        );
     }
 
     #[test]

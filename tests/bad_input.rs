@@ -473,6 +473,13 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.root.join("content/video.mp4"), vec![0u8; 5 << 20]).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
         }
+        "a link to nowhere" => {
+            let p = s.root.join("content/article.md");
+            let mut text = std::fs::read_to_string(&p).unwrap();
+            text.push_str("\nSee [the files](#download) and [the table](pairs.cvs).\n");
+            std::fs::write(&p, text).unwrap();
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
         "unknown placeholder" => {
             let p = s.root.join("content/article.md");
             let mut text = std::fs::read_to_string(&p).unwrap();
