@@ -418,8 +418,16 @@ fn is_ours(dir: &Path) -> bool {
 /// marker existed: its SHA256SUMS lists every other file, each with a matching SHA-256, and the
 /// results and the bundle among them.
 fn is_earlier_output(dir: &Path) -> bool {
+    // Each file is read through a cap: a folder that only looks like an output may hold anything.
+    const MAX_FILE: u64 = 64 << 20;
+    let read = |path: &Path| {
+        fs::File::open(path)
+            .and_then(|f| crate::fetch::read_at_most(f, MAX_FILE))
+            .ok()
+            .flatten()
+    };
     let sums = layout::OutputFile::Sums.path();
-    let Ok(text) = fs::read_to_string(dir.join(sums)) else {
+    let Some(text) = read(&dir.join(sums)).and_then(|b| String::from_utf8(b).ok()) else {
         return false;
     };
     let Ok(listed) = crate::package::parse_sums(sums, &text) else {
@@ -443,8 +451,8 @@ fn is_earlier_output(dir: &Path) -> bool {
     others.len() == listed.len()
         && listed.iter().all(|(rel, digest)| {
             others.contains(&rel.as_str())
-                && fs::read(dir.join(rel))
-                    .is_ok_and(|b| &crate::inputs::HexDigest::sha256(&b) == digest)
+                && read(&dir.join(rel))
+                    .is_some_and(|b| &crate::inputs::HexDigest::sha256(&b) == digest)
         })
 }
 
