@@ -54,6 +54,19 @@ pub fn read_at_most(source: impl Read, max: u64) -> std::io::Result<Option<Vec<u
     Ok((bytes.len() as u64 <= max).then_some(bytes))
 }
 
+/// Reads the regular file at `path` when it holds at most `max` bytes; `None` when it holds more.
+/// Anything else at the path (a folder, a FIFO, a device such as `/dev/zero`) is an error of kind
+/// `InvalidInput`, found before it is opened, so nothing blocks or reads without end.
+pub fn read_file(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    if !fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    read_at_most(fs::File::open(path)?, max)
+}
+
 /// Downloads `url` with the system `curl`, reading at most `max` bytes. `allow_http` admits
 /// plain http (a local test server); otherwise only https is followed.
 pub fn download(url: &str, max: u64, allow_http: bool) -> Result<Vec<u8>> {
@@ -173,6 +186,25 @@ pub fn process_alive(pid: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_file_takes_only_a_regular_file_and_only_up_to_its_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        fs::write(&f, b"abc").unwrap();
+        assert_eq!(read_file(&f, 3).unwrap(), Some(b"abc".to_vec()));
+        assert_eq!(read_file(&f, 2).unwrap(), None);
+        for not_a_file in [dir.path(), Path::new("/dev/zero")] {
+            let e = read_file(not_a_file, 3).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{not_a_file:?}");
+        }
+        assert_eq!(
+            read_file(&dir.path().join("missing"), 3)
+                .unwrap_err()
+                .kind(),
+            std::io::ErrorKind::NotFound
+        );
+    }
 
     #[test]
     fn only_a_regular_file_of_the_expected_size_is_read() {

@@ -143,7 +143,11 @@ struct GitIgnore {
 
 impl GitIgnore {
     fn read(root: &Path) -> Self {
-        let text = std::fs::read_to_string(root.join(".gitignore")).unwrap_or_default();
+        let text = crate::fetch::read_file(&root.join(".gitignore"), MAX_SOURCE_FILE)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+            .unwrap_or_default();
         let patterns = text
             .lines()
             .map(str::trim)
@@ -262,8 +266,7 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
 
 /// Reads a source file of at most `max` bytes (an error of kind `FileTooLarge` otherwise).
 fn read_source(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    crate::fetch::read_at_most(file, max)?
+    crate::fetch::read_file(path, max)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::FileTooLarge))
 }
 

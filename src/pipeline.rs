@@ -80,8 +80,9 @@ pub struct Computed {
 pub fn load_project(opts: &BuildOptions) -> Result<Project> {
     let mut project = Project::load(&opts.root)?;
     if let Some(path) = &opts.manifest {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        project.manifest = InputManifest::parse(&path.display().to_string(), &text)?;
+        let name = path.display().to_string();
+        let text = crate::project::read_text_file(path, &name)?;
+        project.manifest = InputManifest::parse(&name, &text)?;
     }
     Ok(project)
 }

@@ -58,29 +58,36 @@ impl Project {
 
 /// Reads a project file as UTF-8, with a size cap; errors name the file relative to the root.
 pub fn read_text(root: &Path, rel: &str) -> Result<String> {
-    let path = root.join(rel);
-    let file = fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+    read_text_file(&root.join(rel), rel)
+}
+
+/// Reads the project file at `path` as UTF-8, with the same cap; errors name it as `name`.
+pub fn read_text_file(path: &Path, name: &str) -> Result<String> {
     let Some(bytes) =
-        crate::fetch::read_at_most(file, MAX_PROJECT_FILE).map_err(|e| Error::io(&path, e))?
+        crate::fetch::read_file(path, MAX_PROJECT_FILE).map_err(|e| Error::io(path, e))?
     else {
         return Err(Error::Config {
-            file: rel.into(),
+            file: name.into(),
             message: format!("larger than {MAX_PROJECT_FILE} bytes"),
         });
     };
     String::from_utf8(bytes).map_err(|e| Error::Config {
-        file: rel.into(),
+        file: name.into(),
         message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
     })
 }
 
 /// True when `dir/Cargo.toml` declares this package.
 fn is_project(dir: &Path) -> bool {
-    fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|t| {
-        t.lines()
-            .map(str::trim)
-            .any(|l| l == concat!("name = \"", env!("CARGO_PKG_NAME"), "\""))
-    })
+    crate::fetch::read_file(&dir.join("Cargo.toml"), MAX_PROJECT_FILE)
+        .ok()
+        .flatten()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|t| {
+            t.lines()
+                .map(str::trim)
+                .any(|l| l == concat!("name = \"", env!("CARGO_PKG_NAME"), "\""))
+        })
 }
 
 fn check_is_project(root: &Path) -> Result<()> {

@@ -317,7 +317,11 @@ fn skipped(rel: &str) -> bool {
 fn from_vendor_dir(krate: &LockedCrate, dir: &Path) -> Result<Option<Files>> {
     let folder = dir.join(krate.dir());
     let checksum_file = folder.join(".cargo-checksum.json");
-    let Ok(text) = std::fs::read_to_string(&checksum_file) else {
+    let Some(text) = crate::fetch::read_file(&checksum_file, MAX_CRATE_BYTES)
+        .ok()
+        .flatten()
+        .and_then(|b| String::from_utf8(b).ok())
+    else {
         return Ok(None);
     };
     #[derive(Deserialize)]
@@ -503,7 +507,8 @@ pub fn fragment(
 /// A fragment made before, when its listing has one line per entry of the zip (the bundle is
 /// checked entry by entry against its inventory by the build's own checks and by `verify`).
 fn cached_fragment(zip_path: &Path, sums_path: &Path, prefix: &str) -> Option<Fragment> {
-    let listing = std::fs::read_to_string(sums_path).ok()?;
+    let listing =
+        String::from_utf8(crate::fetch::read_file(sums_path, MAX_CRATE_BYTES).ok()??).ok()?;
     let (entries, size) = crate::archive::entry_count_of_file(zip_path).ok()?;
     let entries = entries as usize;
     let lines = listing.bytes().filter(|&b| b == b'\n').count();

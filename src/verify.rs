@@ -60,7 +60,7 @@ pub fn verify_path(path: &Path) -> Report {
 }
 
 fn read_capped(path: &Path, max: u64, report: &mut Report) -> Option<Vec<u8>> {
-    match fs::File::open(path).and_then(|file| crate::fetch::read_at_most(file, max)) {
+    match crate::fetch::read_file(path, max) {
         Err(e) => {
             report.problem(format!("{}: {e}", path.display()));
             None

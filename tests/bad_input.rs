@@ -324,6 +324,13 @@ fn make(case: &str, s: &Sandbox) -> String {
                 .unwrap()
                 .to_string()
         }
+        "a manifest that never ends" => s.refused(|s| s.build(&["--manifest", "/dev/zero"])),
+        "a manifest that is a pipe" => {
+            let fifo = s.tmp.join("manifest.fifo");
+            let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+            assert!(made.success());
+            s.refused(|s| s.build(&["--manifest", "manifest.fifo"]))
+        }
         "absurd manifest size" | "path leaving the mirror" => {
             let text = std::fs::read_to_string(s.root.join("data/inputs.json")).unwrap();
             let changed = if case == "absurd manifest size" {
