@@ -411,7 +411,12 @@ fn remove_previous(dir: &Path) -> Result<()> {
 
 /// True when `dir` holds this tool's marker file.
 fn is_ours(dir: &Path) -> bool {
-    fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file())
+    has_marker(dir, MARKER)
+}
+
+/// True when `dir` holds the file `marker` (a file, not a folder of that name).
+fn has_marker(dir: &Path, marker: &str) -> bool {
+    fs::symlink_metadata(dir.join(marker)).is_ok_and(|m| m.is_file())
 }
 
 /// True when `dir` is a complete output of an earlier version of this tool, written before the
@@ -420,14 +425,8 @@ fn is_ours(dir: &Path) -> bool {
 fn is_earlier_output(dir: &Path) -> bool {
     // Each file is read through a cap: a folder that only looks like an output may hold anything.
     const MAX_FILE: u64 = 64 << 20;
-    let read = |path: &Path| {
-        fs::File::open(path)
-            .and_then(|f| crate::fetch::read_at_most(f, MAX_FILE))
-            .ok()
-            .flatten()
-    };
     let sums = layout::OutputFile::Sums.path();
-    let Some(text) = read(&dir.join(sums)).and_then(|b| String::from_utf8(b).ok()) else {
+    let Some(text) = crate::fetch::read_text_if_readable(&dir.join(sums), MAX_FILE) else {
         return false;
     };
     let Ok(listed) = crate::package::parse_sums(sums, &text) else {
@@ -451,8 +450,9 @@ fn is_earlier_output(dir: &Path) -> bool {
     others.len() == listed.len()
         && listed.iter().all(|(rel, digest)| {
             others.contains(&rel.as_str())
-                && read(&dir.join(rel))
-                    .is_some_and(|b| &crate::inputs::HexDigest::sha256(&b) == digest)
+                && crate::fetch::read_file(&dir.join(rel), MAX_FILE).is_ok_and(|b| {
+                    b.is_some_and(|b| &crate::inputs::HexDigest::sha256(&b) == digest)
+                })
         })
 }
 
@@ -478,12 +478,35 @@ pub fn ownership(dir: &Path, marker: &str) -> io::Result<Ownership> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Ownership::Missing),
         Err(e) => Err(e),
         Ok(m) if !m.is_dir() => Ok(Ownership::NotAFolder),
-        Ok(_) if fs::symlink_metadata(dir.join(marker)).is_ok_and(|m| m.is_file()) => {
-            Ok(Ownership::Marked)
-        }
+        Ok(_) if has_marker(dir, marker) => Ok(Ownership::Marked),
         Ok(_) if fs::read_dir(dir)?.next().is_none() => Ok(Ownership::Empty),
         Ok(_) => Ok(Ownership::Foreign),
     }
+}
+
+/// Makes `dir` the tool's to write in: `refusal` names the states it refuses, with the line to
+/// show; otherwise a missing folder is made and an unmarked one marked with `marker` (holding
+/// `text`). A marked folder is left as it is.
+pub fn claim(
+    dir: &Path,
+    marker: &str,
+    text: &str,
+    refusal: impl FnOnce(Ownership) -> Option<String>,
+) -> Result<()> {
+    let state = ownership(dir, marker).map_err(|e| Error::io(dir, e))?;
+    if let Some(message) = refusal(state) {
+        return Err(Error::Refused {
+            path: dir.to_path_buf(),
+            message,
+        });
+    }
+    match state {
+        Ownership::Marked => return Ok(()),
+        Ownership::Missing => fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?,
+        Ownership::Empty | Ownership::Foreign | Ownership::NotAFolder => {}
+    }
+    let path = dir.join(marker);
+    fs::write(&path, text).map_err(|e| Error::io(&path, e))
 }
 
 /// Exchanges two paths atomically (`renameat2` with `RENAME_EXCHANGE`).

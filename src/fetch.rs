@@ -67,6 +67,12 @@ pub fn read_file(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
     read_at_most(fs::File::open(path)?, max)
 }
 
+/// The text of the regular file at `path` when it is UTF-8 of at most `max` bytes; `None` when it
+/// is missing, larger, not a regular file or not UTF-8 (for files that are optional).
+pub fn read_text_if_readable(path: &Path, max: u64) -> Option<String> {
+    String::from_utf8(read_file(path, max).ok()??).ok()
+}
+
 /// Downloads `url` with the system `curl`, reading at most `max` bytes. `allow_http` admits
 /// plain http (a local test server); otherwise only https is followed.
 pub fn download(url: &str, max: u64, allow_http: bool) -> Result<Vec<u8>> {

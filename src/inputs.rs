@@ -343,31 +343,20 @@ pub const CACHE_MARKER: &str = ".scenario-ratios-cache";
 /// Checks that the cache folder is the tool's to write in (see [`CACHE_MARKER`]), and marks it.
 fn claim_cache(opts: &AcquireOptions) -> Result<()> {
     use crate::dist::Ownership;
-    let dir = &opts.cache_dir;
-    let refuse = |message: String| Error::Refused {
-        path: dir.clone(),
-        message,
-    };
-    match crate::dist::ownership(dir, CACHE_MARKER).map_err(|e| Error::io(dir, e))? {
-        Ownership::Marked => return Ok(()),
-        Ownership::Missing => fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?,
-        Ownership::Empty => {}
-        Ownership::Foreign if opts.own_cache => {}
-        Ownership::Foreign => return Err(refuse(format!(
-            "is a folder that scenario-ratios did not make as its input cache (no {CACHE_MARKER} inside) and is not empty; refusing to write or remove files in it (give a new or empty folder as --cache)"
-        ))),
-        Ownership::NotAFolder => {
-            return Err(refuse(
-                "is not a folder; give a folder for the input cache (--cache)".into(),
-            ))
-        }
-    }
-    let marker = dir.join(CACHE_MARKER);
-    fs::write(
-        &marker,
-        b"This folder is the verified input cache of scenario-ratios; entries that fail their pin are removed and acquired again.\n",
+    crate::dist::claim(
+        &opts.cache_dir,
+        CACHE_MARKER,
+        "This folder is the verified input cache of scenario-ratios; entries that fail their pin are removed and acquired again.\n",
+        |state| match state {
+            Ownership::Foreign if !opts.own_cache => Some(format!(
+                "is a folder that scenario-ratios did not make as its input cache (no {CACHE_MARKER} inside) and is not empty; refusing to write or remove files in it (give a new or empty folder as --cache)"
+            )),
+            Ownership::NotAFolder => {
+                Some("is not a folder; give a folder for the input cache (--cache)".into())
+            }
+            _ => None,
+        },
     )
-    .map_err(|e| Error::io(&marker, e))
 }
 
 /// Acquires and verifies every input of `manifest`.

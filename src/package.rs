@@ -143,10 +143,7 @@ struct GitIgnore {
 
 impl GitIgnore {
     fn read(root: &Path) -> Self {
-        let text = crate::fetch::read_file(&root.join(".gitignore"), MAX_SOURCE_FILE)
-            .ok()
-            .flatten()
-            .and_then(|b| String::from_utf8(b).ok())
+        let text = crate::fetch::read_text_if_readable(&root.join(".gitignore"), MAX_SOURCE_FILE)
             .unwrap_or_default();
         let patterns = text
             .lines()
@@ -194,26 +191,8 @@ pub const MAX_SOURCE_TOTAL: u64 = 32 << 20;
 /// files, editor backups, Python caches; see [`crate::layout::is_scratch`]), so that opening the
 /// notebook in Jupyter or saving in an editor never changes the bundle.
 pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
-    let manifest = root.join("Cargo.toml");
-    let toml = read_source(&manifest, MAX_SOURCE_FILE)
-        .and_then(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8")))
-        .map_err(|e| {
-            Error::invalid(
-                manifest.display().to_string(),
-                format!(
-                "cannot read the project's Cargo.toml ({e}); run the build from the project folder"
-            ),
-            )
-        })?;
-    if !toml.contains(&format!("name = \"{}\"", env!("CARGO_PKG_NAME"))) {
-        return Err(Error::invalid(
-            manifest.display().to_string(),
-            format!(
-                "not the {} project; run the build from the project folder",
-                env!("CARGO_PKG_NAME")
-            ),
-        ));
-    }
+    // The same test as the project loader's, so a wrong root never packs someone's folder.
+    crate::project::check_is_project(root)?;
     let ignore = GitIgnore::read(root);
     let mut files = BTreeMap::new();
     let mut total = 0u64;

@@ -79,18 +79,17 @@ pub fn read_text_file(path: &Path, name: &str) -> Result<String> {
 
 /// True when `dir/Cargo.toml` declares this package.
 fn is_project(dir: &Path) -> bool {
-    crate::fetch::read_file(&dir.join("Cargo.toml"), MAX_PROJECT_FILE)
-        .ok()
-        .flatten()
-        .and_then(|b| String::from_utf8(b).ok())
-        .is_some_and(|t| {
+    crate::fetch::read_text_if_readable(&dir.join("Cargo.toml"), MAX_PROJECT_FILE).is_some_and(
+        |t| {
             t.lines()
                 .map(str::trim)
                 .any(|l| l == concat!("name = \"", env!("CARGO_PKG_NAME"), "\""))
-        })
+        },
+    )
 }
 
-fn check_is_project(root: &Path) -> Result<()> {
+/// An error naming `root` unless its Cargo.toml declares this package.
+pub(crate) fn check_is_project(root: &Path) -> Result<()> {
     if is_project(root) {
         Ok(())
     } else {

@@ -262,27 +262,22 @@ pub const MARKER: &str = ".scenario-ratios-synth";
 /// user's (a project's `data/inputs.json`, say) is ever overwritten; then marks the folder.
 fn claim(dir: &std::path::Path) -> crate::Result<()> {
     use crate::dist::Ownership;
-    use crate::error::Error;
-    let refuse = |message: String| Error::Refused {
-        path: dir.to_path_buf(),
-        message,
-    };
-    match crate::dist::ownership(dir, MARKER).map_err(|e| Error::io(dir, e))? {
-        Ownership::Missing => std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?,
-        Ownership::Empty | Ownership::Marked => {}
-        Ownership::Foreign => return Err(refuse(format!(
+    crate::dist::claim(
+        dir,
+        MARKER,
+        "Written by scenario-ratios synth.\n",
+        |state| {
+            match state {
+        Ownership::Foreign => Some(format!(
             "is a folder that synth did not write (no {MARKER} inside) and is not empty; refusing to write into it (give a new or empty folder)"
-        ))),
-        Ownership::NotAFolder => {
-            return Err(refuse(
-                "is not a folder; synth writes into a new or empty folder, or one it wrote before"
-                    .into(),
-            ))
-        }
+        )),
+        Ownership::NotAFolder => Some(
+            "is not a folder; synth writes into a new or empty folder, or one it wrote before".into(),
+        ),
+        _ => None,
     }
-    let marker = dir.join(MARKER);
-    std::fs::write(&marker, b"Written by scenario-ratios synth.\n")
-        .map_err(|e| Error::io(&marker, e))
+        },
+    )
 }
 
 /// Writes a synthetic pair under `dir` in mirror layout, plus `dir/inputs.json` pinning both, so

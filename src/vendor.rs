@@ -317,11 +317,7 @@ fn skipped(rel: &str) -> bool {
 fn from_vendor_dir(krate: &LockedCrate, dir: &Path) -> Result<Option<Files>> {
     let folder = dir.join(krate.dir());
     let checksum_file = folder.join(".cargo-checksum.json");
-    let Some(text) = crate::fetch::read_file(&checksum_file, MAX_CRATE_BYTES)
-        .ok()
-        .flatten()
-        .and_then(|b| String::from_utf8(b).ok())
-    else {
+    let Some(text) = crate::fetch::read_text_if_readable(&checksum_file, MAX_CRATE_BYTES) else {
         return Ok(None);
     };
     #[derive(Deserialize)]
@@ -507,8 +503,7 @@ pub fn fragment(
 /// A fragment made before, when its listing has one line per entry of the zip (the bundle is
 /// checked entry by entry against its inventory by the build's own checks and by `verify`).
 fn cached_fragment(zip_path: &Path, sums_path: &Path, prefix: &str) -> Option<Fragment> {
-    let listing =
-        String::from_utf8(crate::fetch::read_file(sums_path, MAX_CRATE_BYTES).ok()??).ok()?;
+    let listing = crate::fetch::read_text_if_readable(sums_path, MAX_CRATE_BYTES)?;
     let (entries, size) = crate::archive::entry_count_of_file(zip_path).ok()?;
     let entries = entries as usize;
     let lines = listing.bytes().filter(|&b| b == b'\n').count();
