@@ -480,17 +480,14 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.root.join("content/video.mp4"), vec![0u8; 5 << 20]).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
         }
-        "a link to nowhere" => {
+        "a link to nowhere" | "unknown placeholder" => {
+            let sentence = match case {
+                "a link to nowhere" => "See [the files](#download) and [the table](pairs.cvs).",
+                _ => "A sentence with {{no_such_value}}.",
+            };
             let p = s.root.join("content/article.md");
             let mut text = std::fs::read_to_string(&p).unwrap();
-            text.push_str("\nSee [the files](#download) and [the table](pairs.cvs).\n");
-            std::fs::write(&p, text).unwrap();
-            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
-        }
-        "unknown placeholder" => {
-            let p = s.root.join("content/article.md");
-            let mut text = std::fs::read_to_string(&p).unwrap();
-            text.push_str("\nA sentence with {{no_such_value}}.\n");
+            text.push_str(&format!("\n{sentence}\n"));
             std::fs::write(&p, text).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
         }

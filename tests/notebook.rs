@@ -158,32 +158,28 @@ fn analysis_py_passes_in_the_unzipped_bundle_with_nothing_installed() {
 #[test]
 fn analysis_py_refuses_an_old_python_and_optimised_mode_in_one_line() {
     let (_holder, folder) = unzipped();
-    let old = Command::new("python3")
-        .args([
-            "-I",
-            "-S",
+    let refuses = |args: &[&str], line: &str| {
+        let o = Command::new("python3")
+            .args(["-I", "-S"])
+            .args(args)
+            .current_dir(&folder)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), line, "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}: it stops before any step");
+    };
+    refuses(
+        &[
             "-c",
             "import sys; sys.version_info = (3, 8, 18); sys.version = '3.8.18 (simulated)'; \
              sys.argv = ['analysis.py']; exec(compile(open('analysis.py').read(), 'analysis.py', 'exec'))",
-        ])
-        .current_dir(&folder)
-        .output()
-        .unwrap();
-    assert_eq!(old.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&old.stderr),
-        "analysis.py: needs Python 3.9 or later; this is 3.8.18\n"
+        ],
+        "analysis.py: needs Python 3.9 or later; this is 3.8.18\n",
     );
-    assert!(old.stdout.is_empty(), "it stops before any step");
-    let optimised = Command::new("python3")
-        .args(["-I", "-S", "-O", "analysis.py"])
-        .current_dir(&folder)
-        .output()
-        .unwrap();
-    assert_eq!(optimised.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&optimised.stderr),
-        "analysis.py: run it without -O (its checks are assert statements)\n"
+    refuses(
+        &["-O", "analysis.py"],
+        "analysis.py: run it without -O (its checks are assert statements)\n",
     );
 }
 
