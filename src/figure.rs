@@ -72,14 +72,41 @@ pub fn figures(analysis: &Analysis, h: &Highlights) -> Result<Figures> {
     })
 }
 
-/// A sentence under a figure when some values lie beyond its axis.
-fn clipped_note(n: usize) -> Option<String> {
-    (n > 0).then(|| {
-        format!(
-            "{n} value{} beyond {AXIS_MAX_PERCENT:.0} % drawn at the edge (see the table)",
-            if n == 1 { "" } else { "s" }
-        )
+/// The note under a figure when some values lie beyond its axis (`templates/clipped-note.svg`
+/// words it): where it goes and how many values it counts.
+pub struct ClippedNote {
+    pub y: f64,
+    pub count: usize,
+    pub axis_max: String,
+}
+
+fn clipped_note(count: usize, y: f64) -> Option<ClippedNote> {
+    (count > 0).then(|| ClippedNote {
+        y: coord(y),
+        count,
+        axis_max: format!("{AXIS_MAX_PERCENT:.0}"),
     })
+}
+
+/// The hover text of a bar or mark, worded by `templates/text/pair-tooltip.txt`.
+#[derive(Template)]
+#[template(path = "text/pair-tooltip.txt")]
+struct Tooltip<'a> {
+    p: &'a Pair,
+    server: String,
+    offline: String,
+    ratio: String,
+}
+
+fn tooltip(p: &Pair) -> Result<String> {
+    Tooltip {
+        p,
+        server: tokens(p.server),
+        offline: tokens(p.offline),
+        ratio: percent(p.ratio),
+    }
+    .render()
+    .map_err(|e| Error::invalid("text/pair-tooltip.txt", format!("template failed: {e}")))
 }
 
 /// One tick of an x axis.
@@ -109,26 +136,23 @@ fn ticks(lo: f64, hi: f64, step: f64, labelled: f64, x_of: impl Fn(f64) -> f64) 
 
 /// One entry of a legend: a key (line, bar or dot) at (x, y) and its text after it.
 pub struct LegendItem {
+    /// Which swatch and label `templates/legend.svg` draws.
     pub kind: &'static str,
     pub x: f64,
     pub y: f64,
-    pub text: &'static str,
 }
 
-/// Legend entries laid out in one row (wide) or one per line (narrow), starting at `y`.
-fn legend(
-    layout: Layout,
-    y: f64,
-    entries: &[(&'static str, &'static str, f64)],
-) -> (Vec<LegendItem>, f64) {
+/// Legend entries laid out in one row (wide) or one per line (narrow), starting at `y`. Each
+/// entry is its kind and, for the wide row, the room it takes: swatch and the label that
+/// `templates/legend.svg` gives that kind.
+fn legend(layout: Layout, y: f64, entries: &[(&'static str, f64)]) -> (Vec<LegendItem>, f64) {
     let mut items = Vec::new();
     let (mut x, mut y) = (10.0, y);
-    for &(kind, text, wide_width) in entries {
+    for &(kind, wide_width) in entries {
         items.push(LegendItem {
             kind,
             x: coord(x),
             y: coord(y),
-            text,
         });
         match layout {
             Layout::Wide => x += wide_width,
@@ -200,7 +224,7 @@ pub struct HighlightsFigure {
     pub bars: Vec<Bar>,
     pub groups: Vec<GroupHeading>,
     pub legend: Vec<LegendItem>,
-    pub note: Option<(f64, String)>,
+    pub note: Option<ClippedNote>,
 }
 
 /// Figure 1: one bar per highlighted pair, grouped by organisation and platform.
@@ -279,7 +303,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             value_x: coord(if inside { end - 6.0 } else { end + 6.0 }),
             value_y: coord(middle),
             value_inside: inside,
-            tooltip: tooltip(pair),
+            tooltip: tooltip(pair)?,
             over_100: h.ratio.0 > 1.0,
         });
         y += bar_height + bar_gap;
@@ -288,13 +312,9 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     let (legend, bottom) = legend(
         layout,
         axis_y + 48.0,
-        &[
-            ("ref", "100 % = Server matched the Offline rate", 320.0),
-            ("bar", "below 100 %", 120.0),
-            ("bar-over", "above 100 %", 120.0),
-        ],
+        &[("ref-rate", 320.0), ("bar", 120.0), ("bar-over", 120.0)],
     );
-    let note = clipped_note(clipped).map(|n| (coord(bottom + 20.0), n));
+    let note = clipped_note(clipped, bottom + 20.0);
     render(
         &HighlightsFigure {
             id: format!("fig1{}", layout.suffix()),
@@ -320,20 +340,6 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             note,
         },
         "figure 1",
-    )
-}
-
-fn tooltip(p: &Pair) -> String {
-    format!(
-        "{} {} {}: Server {} / Offline {} tokens/s = {} (rows {} and {})",
-        p.organization,
-        p.system_name,
-        p.model,
-        tokens(p.server),
-        tokens(p.offline),
-        percent(p.ratio),
-        p.server_id,
-        p.offline_id
     )
 }
 
@@ -381,7 +387,7 @@ pub struct PairsFigure {
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
     pub legend: Vec<LegendItem>,
-    pub note: Option<(f64, String)>,
+    pub note: Option<ClippedNote>,
 }
 
 /// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
@@ -437,7 +443,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
                 x: coord(x_of(p.ratio.percent())),
                 y: coord(center + offsets[k % offsets.len()]),
                 highlighted: highlighted.contains(&p.offline_id),
-                tooltip: tooltip(p),
+                tooltip: tooltip(p)?,
             });
         }
         bands.push(Band {
@@ -465,13 +471,9 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     let (legend, bottom) = legend(
         layout,
         axis_y + 48.0,
-        &[
-            ("ref", "100 % = Server matched Offline", 260.0),
-            ("dot", "matched pair", 120.0),
-            ("dot-hl", "highlighted pair", 140.0),
-        ],
+        &[("ref", 260.0), ("dot", 120.0), ("dot-hl", 140.0)],
     );
-    let note = clipped_note(clipped).map(|n| (coord(bottom + 20.0), n));
+    let note = clipped_note(clipped, bottom + 20.0);
     let narrow = layout == Layout::Narrow;
     render(
         &PairsFigure {

@@ -231,3 +231,40 @@ fn pairs_are_sorted_and_lookup_by_offline_id_works() {
     assert_eq!(a.pair(RowId(4)).unwrap().server_id, RowId(5));
     assert!(a.pair(RowId(5)).is_none());
 }
+
+/// Two Offline Results far too small (the B300 deepseek-r1's 1000 → 1 and the GB200's 5000 → 1,
+/// ratios of 85,000 % and 510,000 %, both highlighted): each figure draws both at its edge and
+/// counts them in its note, in both layouts, and no drawing grows with the values.
+#[test]
+fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
+    use scenario_ratios::figure;
+    let dir = common::fixture("base");
+    let csv = std::fs::read_to_string(dir.join("summary.csv"))
+        .unwrap()
+        .replacen("\"Offline\",\"1000.0\"", "\"Offline\",\"1.0\"", 1)
+        .replacen("\"Offline\",\"5000.0\"", "\"Offline\",\"1.0\"", 1);
+    let json = std::fs::read_to_string(dir.join("summary.json"))
+        .unwrap()
+        .replacen("\"Result\": 1000.0,", "\"Result\": 1.0,", 1)
+        .replacen("\"Result\": 5000.0,", "\"Result\": 1.0,", 1);
+    let s = summary::load(csv.as_bytes(), json.as_bytes(), FileNames::default()).unwrap();
+    let a = analysis::analyse(&s).unwrap();
+    let h = highlight::select(&a, &config()).unwrap();
+    let f = figure::figures(&a, &h).unwrap();
+    let note = ">2 values beyond 200 % drawn at the edge (see the table)<";
+    for svg in [
+        &f.pairs,
+        &f.pairs_narrow,
+        &f.highlights,
+        &f.highlights_narrow,
+    ] {
+        assert!(svg.0.contains(note), "{}", &svg.0[svg.0.len() - 200..]);
+        assert!(svg.0.len() < 100_000, "{} bytes", svg.0.len());
+    }
+    let unclipped = figure::figures(
+        &analyse("base").unwrap(),
+        &highlight::select(&analyse("base").unwrap(), &config()).unwrap(),
+    )
+    .unwrap();
+    assert!(!unclipped.pairs.0.contains("beyond"));
+}
