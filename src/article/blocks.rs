@@ -10,7 +10,7 @@ use super::prose::Blocks;
 use super::{pair_of, template, ArticleData};
 use crate::analysis::{Pair, Step};
 use crate::error::Result;
-use crate::evidence::{Check, CheckKind, Status};
+use crate::evidence::{Check, CheckKind};
 use crate::format::{grouped, percent, points, short_commit, tokens};
 use crate::inputs::PinnedInput;
 use crate::layout::OutputFile;
@@ -62,11 +62,12 @@ pub struct CheckRow<'a> {
     pub row: String,
     pub highlight: &'a str,
     pub scenario: &'a str,
-    pub valid: Vec<String>,
-    pub throughput: Vec<String>,
-    pub ttft: Vec<String>,
-    pub tpot: Vec<String>,
-    pub accuracy: Vec<String>,
+    /// The checks of each column; `templates/blocks/checks.html` marks each with its outcome.
+    pub valid: Vec<&'a Check>,
+    pub throughput: Vec<&'a Check>,
+    pub ttft: Vec<&'a Check>,
+    pub tpot: Vec<&'a Check>,
+    pub accuracy: Vec<&'a Check>,
 }
 
 #[derive(Template)]
@@ -116,7 +117,6 @@ pub struct Download {
     pub path: &'static str,
     pub size: Option<String>,
     pub sha256: Option<String>,
-    pub why_no_hash: &'static str,
 }
 
 #[derive(Template)]
@@ -147,27 +147,7 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
                     _ => bytes.map(|b| grouped(b.len() as f64, 0)),
                 },
                 sha256: written.sha256(f.path()).map(|d| d.to_string()),
-                why_no_hash: match f {
-                    OutputFile::Sums => "it lists this page's own hash, so it is not printed here",
-                    _ => "made after this page; its hash is in SHA256SUMS",
-                },
             }
-        })
-        .collect()
-}
-
-/// The compact form of some checks: each check's key numbers with its outcome.
-/// One line per check, each with its mark; a dash when the row has none of this kind.
-fn status_mark(items: &[&Check]) -> Vec<String> {
-    if items.is_empty() {
-        return vec!["–".into()];
-    }
-    items
-        .iter()
-        .map(|c| match c.status {
-            Status::Pass => format!("✓ {}", c.short),
-            Status::Fail => format!("✗ FAIL {}", c.short),
-            Status::NotChecked => format!("○ not checked: {}", c.short),
         })
         .collect()
 }
@@ -262,11 +242,11 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
             row: item.row.to_string(),
             highlight: &item.highlight,
             scenario: item.scenario.as_str(),
-            valid: status_mark(&of_kind(CheckKind::ResultValid)),
-            throughput: status_mark(&of_kind(CheckKind::Throughput)),
-            ttft: status_mark(&of_kind(CheckKind::P99Ttft)),
-            tpot: status_mark(&of_kind(CheckKind::P99Tpot)),
-            accuracy: status_mark(&acc),
+            valid: of_kind(CheckKind::ResultValid),
+            throughput: of_kind(CheckKind::Throughput),
+            ttft: of_kind(CheckKind::P99Ttft),
+            tpot: of_kind(CheckKind::P99Tpot),
+            accuracy: acc,
         });
     }
     b.insert(
