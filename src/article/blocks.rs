@@ -103,12 +103,16 @@ struct InputsBlock<'a> {
     rows: Vec<InputRow<'a>>,
 }
 
-/// A small count in words, as prose writes it ("three"), else in digits.
-pub fn count_word(n: usize) -> String {
-    const WORDS: [&str; 11] = [
-        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    ];
-    WORDS.get(n).map_or(n.to_string(), |w| w.to_string())
+#[derive(Template)]
+#[template(path = "text/count.txt")]
+struct CountWord {
+    n: usize,
+}
+
+/// A small count in words, as prose writes it ("three"), else in digits
+/// (`templates/text/count.txt`).
+pub fn count_word(n: usize) -> Result<String> {
+    template(&CountWord { n }, "text/count.txt")
 }
 
 /// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
@@ -186,7 +190,7 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
                         .iter()
                         .filter(|h| h.in_span)
                         .count(),
-                ),
+                )?,
             },
             "blocks/figure-highlights.html",
         )?,
@@ -313,4 +317,18 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
         )?,
     );
     Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_word;
+
+    #[test]
+    fn small_counts_are_words_and_larger_ones_digits() {
+        let words: Vec<String> = [0, 1, 3, 10, 11, 152]
+            .into_iter()
+            .map(|n| count_word(n).unwrap())
+            .collect();
+        assert_eq!(words, ["no", "one", "three", "ten", "11", "152"]);
+    }
 }

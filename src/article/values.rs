@@ -206,7 +206,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
         template(
             &SpanOrder {
                 same: by_ratio == by_median,
-                count: super::blocks::count_word(by_ratio.len()),
+                count: super::blocks::count_word(by_ratio.len())?,
                 by_ratio,
                 by_median,
             },
