@@ -136,16 +136,28 @@ fn ticks(lo: f64, hi: f64, step: f64, labelled: f64, x_of: impl Fn(f64) -> f64) 
 
 /// One entry of a legend: a key (line, bar or dot) at (x, y) and its text after it.
 pub struct LegendItem {
-    /// Which swatch and label `templates/legend.svg` draws.
-    pub kind: &'static str,
+    pub kind: LegendKind,
     pub x: f64,
     pub y: f64,
+}
+
+/// What a legend entry stands for: `templates/legend.svg` draws its swatch and words its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LegendKind {
+    /// The 100 % line of figure 1.
+    ReferenceRate,
+    /// The 100 % line of figure 2.
+    Reference,
+    BarBelow,
+    BarAbove,
+    Mark,
+    MarkHighlighted,
 }
 
 /// Legend entries laid out in one row (wide) or one per line (narrow), starting at `y`. Each
 /// entry is its kind and, for the wide row, the room it takes: swatch and the label that
 /// `templates/legend.svg` gives that kind.
-fn legend(layout: Layout, y: f64, entries: &[(&'static str, f64)]) -> (Vec<LegendItem>, f64) {
+fn legend(layout: Layout, y: f64, entries: &[(LegendKind, f64)]) -> (Vec<LegendItem>, f64) {
     let mut items = Vec::new();
     let (mut x, mut y) = (10.0, y);
     for &(kind, wide_width) in entries {
@@ -312,7 +324,11 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     let (legend, bottom) = legend(
         layout,
         axis_y + 48.0,
-        &[("ref-rate", 320.0), ("bar", 120.0), ("bar-over", 120.0)],
+        &[
+            (LegendKind::ReferenceRate, 320.0),
+            (LegendKind::BarBelow, 120.0),
+            (LegendKind::BarAbove, 120.0),
+        ],
     );
     let note = clipped_note(clipped, bottom + 20.0);
     render(
@@ -471,7 +487,11 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     let (legend, bottom) = legend(
         layout,
         axis_y + 48.0,
-        &[("ref", 260.0), ("dot", 120.0), ("dot-hl", 140.0)],
+        &[
+            (LegendKind::Reference, 260.0),
+            (LegendKind::Mark, 120.0),
+            (LegendKind::MarkHighlighted, 140.0),
+        ],
     );
     let note = clipped_note(clipped, bottom + 20.0);
     let narrow = layout == Layout::Narrow;

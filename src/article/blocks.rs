@@ -118,6 +118,7 @@ pub fn count_word(n: usize) -> Result<String> {
 /// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
 /// written, where they can be known when the page is made.
 pub struct Download {
+    pub file: OutputFile,
     pub path: &'static str,
     pub size: Option<String>,
     pub sha256: Option<String>,
@@ -145,6 +146,7 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
         .map(|&f| {
             let bytes = written.get(f.path());
             Download {
+                file: f,
                 path: f.path(),
                 size: match f {
                     OutputFile::Sums => Some(grouped(sums_size as f64, 0)),
