@@ -85,7 +85,7 @@ impl Dist {
         // The folder may have changed since the first check (another build, a user): check again
         // under the lock, before anything is replaced.
         OutputDir::guard(&out.given, &out.root)?;
-        let tmp = out.sibling("tmp", std::process::id());
+        let tmp = out.sibling(Sibling::New, std::process::id());
         let result = self
             .write_into(&tmp)
             .and_then(|()| check(&tmp))
@@ -189,6 +189,29 @@ pub struct OutputDir {
     name: String,
 }
 
+/// A folder a build keeps beside the output folder, named `<name>.<kind>-<pid>`: the new output
+/// being written, or the previous one while it is being replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sibling {
+    New,
+    Old,
+}
+
+impl Sibling {
+    fn as_str(self) -> &'static str {
+        match self {
+            Sibling::New => "tmp",
+            Sibling::Old => "old",
+        }
+    }
+
+    fn parse(kind: &str) -> Option<Sibling> {
+        [Sibling::New, Sibling::Old]
+            .into_iter()
+            .find(|s| s.as_str() == kind)
+    }
+}
+
 impl OutputDir {
     /// Checks that `out` may be written and replaced, without touching it. `root` is the project
     /// folder. Every refusal is one line naming the folder.
@@ -288,8 +311,9 @@ impl OutputDir {
         self.parent.join(&self.name)
     }
 
-    fn sibling(&self, kind: &str, pid: u32) -> PathBuf {
-        self.parent.join(format!("{}.{kind}-{pid}", self.name))
+    fn sibling(&self, kind: Sibling, pid: u32) -> PathBuf {
+        self.parent
+            .join(format!("{}.{}-{pid}", self.name, kind.as_str()))
     }
 
     /// Takes the lock of this output folder (`.<name>.lock` beside it), waiting for another build
@@ -331,14 +355,19 @@ impl OutputDir {
                 continue;
             };
             let kind = match rest.split_once('-') {
-                Some((k @ ("tmp" | "old"), pid)) if pid.bytes().all(|b| b.is_ascii_digit()) => k,
+                Some((k, pid)) if pid.bytes().all(|b| b.is_ascii_digit()) => {
+                    match Sibling::parse(k) {
+                        Some(kind) => kind,
+                        None => continue,
+                    }
+                }
                 _ => continue,
             };
             let path = entry.path();
             if !entry.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
             }
-            if kind == "old" && is_ours(&path) {
+            if kind == Sibling::Old && is_ours(&path) {
                 old.push(path);
             } else {
                 stale.push(path);
@@ -382,7 +411,7 @@ impl OutputDir {
         match exchange(tmp, &out) {
             Ok(()) => {}
             Err(e) if exchange_unsupported(&e) => {
-                let old = self.sibling("old", std::process::id());
+                let old = self.sibling(Sibling::Old, std::process::id());
                 fs::rename(&out, &old).map_err(|e| Error::io(&out, e))?;
                 if let Err(e) = fs::rename(tmp, &out) {
                     let _ = fs::rename(&old, &out);
