@@ -29,7 +29,7 @@ fn every_real_summary_log_in_the_mirror_parses() {
         let log = parse_summary_log(&name, &std::fs::read_to_string(e.path()).unwrap()).unwrap();
         assert_eq!(log.result, Validity::Valid, "{name}");
         assert!(log.throughput.value > 0.0, "{name}");
-        assert_eq!(log.mode, "PerformanceOnly", "{name}");
+        assert_eq!(log.mode.as_str(), "PerformanceOnly", "{name}");
     }
 }
 

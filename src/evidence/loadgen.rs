@@ -48,12 +48,51 @@ impl Validity {
     }
 }
 
+/// The mode a LoadGen run was made in: LoadGen's `enum class TestMode` (mlcommons/inference at
+/// commit b66003e10e2db4b8c36a448b0545ec90fcc6e9e9, `loadgen/test_settings.h`, lines 99-104),
+/// spelled as the summary log's `Mode :` line prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TestMode {
+    SubmissionRun,
+    AccuracyOnly,
+    PerformanceOnly,
+    FindPeakPerformance,
+}
+
+impl TestMode {
+    const ALL: [TestMode; 4] = [
+        TestMode::SubmissionRun,
+        TestMode::AccuracyOnly,
+        TestMode::PerformanceOnly,
+        TestMode::FindPeakPerformance,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestMode::SubmissionRun => "SubmissionRun",
+            TestMode::AccuracyOnly => "AccuracyOnly",
+            TestMode::PerformanceOnly => "PerformanceOnly",
+            TestMode::FindPeakPerformance => "FindPeakPerformance",
+        }
+    }
+
+    fn parse(text: &str) -> Option<TestMode> {
+        TestMode::ALL.into_iter().find(|m| m.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for TestMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What a LoadGen summary log says about one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoadgenLog {
     /// Interactive runs report `Server`.
     pub scenario: Scenario,
-    pub mode: String,
+    pub mode: TestMode,
     pub result: Validity,
     /// `Tokens per second` (Offline) or `Completed tokens per second` (Server).
     pub throughput: Printed,
@@ -147,7 +186,17 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
             ),
         )
     })?;
-    let (_, mode) = get("Mode")?;
+    let (mode_line, mode_text) = get("Mode")?;
+    let mode = TestMode::parse(mode_text).ok_or_else(|| {
+        Error::parse(
+            file,
+            format!("line {mode_line}"),
+            format!(
+                "`Mode`: expected one of LoadGen's test modes (SubmissionRun, AccuracyOnly, PerformanceOnly, FindPeakPerformance), found {:?}",
+                excerpt(mode_text)
+            ),
+        )
+    })?;
     let (result_line, result_text) = get("Result is")?;
     let result = match result_text {
         "VALID" => Validity::Valid,
@@ -182,7 +231,7 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
     };
     Ok(LoadgenLog {
         scenario,
-        mode: mode.to_string(),
+        mode,
         result,
         throughput,
         p99_ttft_ns,
@@ -271,5 +320,21 @@ tpot_latency (ns): 80000000
         let text = SERVER.replace("SUT name : Hand", "SUT name : Ha\u{7}nd");
         let err = parse_summary_log("s.txt", &text).unwrap_err().to_string();
         assert_eq!(err, "s.txt: line 4: control character U+0007; refused");
+    }
+
+    #[test]
+    fn the_mode_is_one_of_loadgens_test_modes() {
+        let log = parse_summary_log("s.txt", SERVER).unwrap();
+        assert_eq!(log.mode, TestMode::PerformanceOnly);
+        let text = SERVER.replace("Mode     : PerformanceOnly", "Mode     : AccuracyOnly");
+        let log = parse_summary_log("s.txt", &text).unwrap();
+        assert_eq!(log.mode, TestMode::AccuracyOnly);
+        let text = SERVER.replace("Mode     : PerformanceOnly", "Mode     : Turbo");
+        let err = parse_summary_log("s.txt", &text).unwrap_err().to_string();
+        assert!(
+            err.starts_with("s.txt: line 6: `Mode`: expected one of"),
+            "{err}"
+        );
+        assert!(err.ends_with("found \"Turbo\""), "{err}");
     }
 }

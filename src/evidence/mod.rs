@@ -261,7 +261,7 @@ impl RowChecks<'_> {
     }
 
     fn log_checks(&mut self, log: &LoadgenLog, ev: &[String]) {
-        let same = log.scenario == self.scenario && log.mode == "PerformanceOnly";
+        let same = log.scenario == self.scenario && log.mode == loadgen::TestMode::PerformanceOnly;
         self.push(
             CheckKind::LogScenario,
             Status::of(same),
