@@ -10,7 +10,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
+use pulldown_cmark::utils::TextMergeWithOffset;
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::values::Values;
 use crate::config::CONFIG_PATH;
@@ -27,6 +28,29 @@ fn err(message: impl Into<String>) -> Error {
     }
 }
 
+/// An error at `line` of the prose.
+fn err_at(line: usize, message: impl std::fmt::Display) -> Error {
+    err(format!("line {line}: {message}"))
+}
+
+/// Line numbers of byte offsets in the prose.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        Lines(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    /// The 1-based line holding byte `offset`.
+    fn line(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset)
+    }
+}
+
 fn near(s: &str) -> String {
     crate::format::excerpt(s, 30)
 }
@@ -37,9 +61,11 @@ enum Piece<'a> {
     Value { name: String, value: String },
 }
 
-/// Splits `text` at its placeholders, looking each one up; records the names used.
+/// Splits `text`, which starts at `line` of the prose, at its placeholders, looking each one up;
+/// records the names used.
 fn substitute<'a>(
     text: &'a str,
+    line: usize,
     values: &Values,
     used: &mut BTreeSet<String>,
 ) -> Result<Vec<Piece<'a>>> {
@@ -47,20 +73,29 @@ fn substitute<'a>(
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         pieces.push(Piece::Text(&rest[..start]));
+        let at = line
+            + text[..text.len() - rest.len() + start]
+                .matches('\n')
+                .count();
         let after = &rest[start + 2..];
-        let end = after.find("}}").ok_or_else(|| {
-            err(format!(
-                "unclosed placeholder near {:?}",
-                near(&rest[start..])
-            ))
-        })?;
+        let unclosed = || {
+            err_at(
+                at,
+                format!("unclosed placeholder near {:?}", near(&rest[start..])),
+            )
+        };
+        let end = after.find("}}").ok_or_else(unclosed)?;
+        if after[..end].contains("{{") || after[..end].contains('\n') {
+            return Err(unclosed());
+        }
         let name = after[..end].trim();
         if name.starts_with("block:") {
-            return Err(err(format!(
-                "placeholder {{{{{name}}}}} must stand alone in its own paragraph"
-            )));
+            return Err(err_at(
+                at,
+                format!("placeholder {{{{{name}}}}} must stand alone in its own paragraph"),
+            ));
         }
-        let value = values.get(name).ok_or_else(|| unknown(name, values))?;
+        let value = values.get(name).ok_or_else(|| unknown(at, name, values))?;
         used.insert(name.to_string());
         pieces.push(Piece::Value {
             name: name.to_string(),
@@ -72,27 +107,38 @@ fn substitute<'a>(
     Ok(pieces)
 }
 
-fn unknown(name: &str, values: &Values) -> Error {
+fn unknown(line: usize, name: &str, values: &Values) -> Error {
     let family = name.rsplit_once('.').map(|(f, _)| format!("{f}.*"));
     let why = values
         .unavailable
         .get(name)
         .or_else(|| family.and_then(|f| values.unavailable.get(&f)));
     match why {
-        Some(why) => err(format!(
-            "placeholder {{{{{}}}}} has no value here: {why}",
-            near(name)
-        )),
-        None => err(format!(
-            "unknown placeholder {{{{{}}}}}: the results provide no such value",
-            near(name)
-        )),
+        Some(why) => err_at(
+            line,
+            format!(
+                "placeholder {{{{{}}}}} has no value here: {why}",
+                near(name)
+            ),
+        ),
+        None => err_at(
+            line,
+            format!(
+                "unknown placeholder {{{{{}}}}}: the results provide no such value",
+                near(name)
+            ),
+        ),
     }
 }
 
 /// Substitutes into a text that cannot hold markup (code, a link destination).
-fn substitute_bare(text: &str, values: &Values, used: &mut BTreeSet<String>) -> Result<String> {
-    Ok(substitute(text, values, used)?
+fn substitute_bare(
+    text: &str,
+    line: usize,
+    values: &Values,
+    used: &mut BTreeSet<String>,
+) -> Result<String> {
+    Ok(substitute(text, line, values, used)?
         .into_iter()
         .map(|p| match p {
             Piece::Text(t) => t.to_string(),
@@ -110,11 +156,16 @@ pub fn render_prose(
     highlights: &[String],
 ) -> Result<String> {
     let mut used = BTreeSet::new();
-    let parser = TextMergeStream::new(Parser::new_ext(
-        markdown,
-        Options::ENABLE_TABLES | Options::ENABLE_HEADING_ATTRIBUTES,
-    ));
-    let events: Vec<Event> = parser.collect();
+    let lines = Lines::of(markdown);
+    let parser = TextMergeWithOffset::new(
+        Parser::new_ext(
+            markdown,
+            Options::ENABLE_TABLES | Options::ENABLE_HEADING_ATTRIBUTES,
+        )
+        .into_offset_iter(),
+    );
+    let (events, starts): (Vec<Event>, Vec<usize>) =
+        parser.map(|(event, range)| (event, range.start)).unzip();
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     let mut in_code_block = false;
     let mut i = 0;
@@ -126,6 +177,7 @@ pub fn render_prose(
             Some(Event::End(TagEnd::Paragraph)),
         ) = (&events[i], events.get(i + 1), events.get(i + 2))
         {
+            let line = lines.line(starts[i]);
             if let Some(name) = t
                 .trim()
                 .strip_prefix("{{")
@@ -133,14 +185,15 @@ pub fn render_prose(
                 .map(str::trim)
                 .and_then(|s| s.strip_prefix("block:"))
             {
-                let html = blocks
-                    .get(name)
-                    .ok_or_else(|| err(format!("unknown block {{{{block:{}}}}}", near(name))))?;
+                let html = blocks.get(name).ok_or_else(|| {
+                    err_at(line, format!("unknown block {{{{block:{}}}}}", near(name)))
+                })?;
                 out.push(Event::Html(CowStr::from(html.clone())));
                 i += 3;
                 continue;
             }
         }
+        let line = lines.line(starts[i]);
         match &events[i] {
             Event::Start(Tag::CodeBlock(kind)) => {
                 in_code_block = true;
@@ -152,10 +205,12 @@ pub fn render_prose(
             }
             // Inside a code block a value is inserted bare: a reader copies the commands.
             Event::Text(t) if in_code_block => {
-                out.push(Event::Text(substitute_bare(t, values, &mut used)?.into()));
+                out.push(Event::Text(
+                    substitute_bare(t, line, values, &mut used)?.into(),
+                ));
             }
             Event::Text(t) => {
-                for piece in substitute(t, values, &mut used)? {
+                for piece in substitute(t, line, values, &mut used)? {
                     match piece {
                         Piece::Text("") => {}
                         Piece::Text(t) => out.push(Event::Text(t.to_string().into())),
@@ -173,7 +228,9 @@ pub fn render_prose(
                     }
                 }
             }
-            Event::Code(t) => out.push(Event::Code(substitute_bare(t, values, &mut used)?.into())),
+            Event::Code(t) => out.push(Event::Code(
+                substitute_bare(t, line, values, &mut used)?.into(),
+            )),
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
@@ -181,7 +238,7 @@ pub fn render_prose(
                 id,
             }) => out.push(Event::Start(Tag::Link {
                 link_type: *link_type,
-                dest_url: substitute_bare(dest_url, values, &mut used)?.into(),
+                dest_url: substitute_bare(dest_url, line, values, &mut used)?.into(),
                 title: title.clone(),
                 id: id.clone(),
             })),
@@ -236,6 +293,38 @@ mod tests {
         );
         assert!(html.contains("<figure>x</figure>"));
         assert!(!html.contains("<script>"));
+    }
+
+    #[test]
+    fn errors_name_the_line_of_the_prose() {
+        let v = vals(&[("a", "1")]);
+        let line_of = |md: &str| {
+            let e = render_prose(md, &v, &Blocks::new(), &[])
+                .unwrap_err()
+                .to_string();
+            let rest = e.strip_prefix("content/article.md: line ").unwrap_or(&e);
+            (rest.split(':').next().unwrap_or("").to_string(), e)
+        };
+        for (md, line, says) in [
+            (
+                "One {{a}} and\n{{b}} two.\n",
+                "2",
+                "unknown placeholder {{b}}",
+            ),
+            (
+                "x\n\n```sh\necho {{a}}\necho {{c}}\n```\n",
+                "5",
+                "unknown placeholder {{c}}",
+            ),
+            ("x\n\n[x](#{{d}})\n", "3", "unknown placeholder {{d}}"),
+            ("x\n\n{{block:e}}\n", "3", "unknown block {{block:e}}"),
+            ("x\n\nOpen {{a} here {{a}}.\n", "3", "unclosed placeholder"),
+            ("x\n\nOpen {{a\n", "3", "unclosed placeholder"),
+        ] {
+            let (got, e) = line_of(md);
+            assert_eq!(got, line, "{md:?}: {e}");
+            assert!(e.contains(says), "{md:?}: {e}");
+        }
     }
 
     #[test]
