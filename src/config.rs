@@ -156,6 +156,9 @@ impl ArticleConfig {
         {
             return Err(err(format!("{name} holds a control character")));
         }
+        if let Some((name, _)) = config.strings().find(|(_, v)| v.trim().is_empty()) {
+            return Err(err(format!("{name} is empty; every setting needs a value")));
+        }
         for (name, url) in [
             ("canonical_url", &config.canonical_url),
             ("license_url", &config.license_url),
@@ -219,6 +222,31 @@ mod tests {
     fn committed_config_parses() {
         let c = ArticleConfig::parse(CONFIG_PATH, &committed_text()).unwrap();
         assert_eq!(c.highlights.len(), 4);
+    }
+
+    #[test]
+    fn an_empty_setting_is_refused_by_name() {
+        let config: serde_json::Value = serde_json::from_str(&committed_text()).unwrap();
+        let blanked = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut c = config.clone();
+            edit(&mut c);
+            ArticleConfig::parse("x.json", &c.to_string())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            blanked(&|c| c["title"] = "".into()),
+            "x.json: title is empty; every setting needs a value"
+        );
+        assert_eq!(
+            blanked(&|c| c["author"] = "  ".into()),
+            "x.json: author is empty; every setting needs a value"
+        );
+        let err = blanked(&|c| c["highlights"][0]["label"] = "".into());
+        assert!(
+            err.ends_with("label is empty; every setting needs a value"),
+            "{err}"
+        );
     }
 
     #[test]

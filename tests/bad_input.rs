@@ -476,6 +476,14 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, replace(&text, &format!("\"{label}\""), &with, 1)).unwrap();
             s.refused(|s| s.build(&[]))
         }
+        "an empty title" => {
+            let p = s.root.join("content/article.json");
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            v["title"] = "".into();
+            std::fs::write(&p, v.to_string()).unwrap();
+            s.refused(|s| s.build(&[]))
+        }
         "a huge file among the sources" => {
             std::fs::write(s.root.join("content/video.mp4"), vec![0u8; 5 << 20]).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
