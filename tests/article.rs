@@ -336,9 +336,14 @@ fn prose_that_states_a_direction_fails_when_the_data_turn() {
     }
     let computed = pipeline::compute(common::project(), &inputs).unwrap();
     let err = pipeline::render(&computed).unwrap_err().to_string();
+    let prose = std::fs::read_to_string(common::root().join("content/article.md")).unwrap();
+    let line = 1 + prose
+        .lines()
+        .position(|l| l.contains("{{hl.gb200_gptoss.gain}}"))
+        .expect("the prose uses the gain");
     assert_eq!(
         err,
-        "content/article.md: placeholder {{hl.gb200_gptoss.gain}} has no value here: GB200 NVL72 · gpt-oss-120b's Server rate is not above its Offline rate"
+        format!("content/article.md: line {line}: placeholder {{{{hl.gb200_gptoss.gain}}}} has no value here: GB200 NVL72 · gpt-oss-120b's Server rate is not above its Offline rate")
     );
 }
 
