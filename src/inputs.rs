@@ -336,6 +336,21 @@ pub struct AcquireOptions {
     pub own_cache: bool,
 }
 
+impl AcquireOptions {
+    /// The defaults for the project at `root`: its own cache `data/upstream/`, the mirror
+    /// `../shared/upstream` beside it when that folder exists, downloads allowed.
+    pub fn for_project(root: &Path) -> AcquireOptions {
+        let mirror = root.join(DEFAULT_MIRROR);
+        AcquireOptions {
+            cache_dir: root.join(DEFAULT_CACHE),
+            mirror: mirror.is_dir().then_some(mirror),
+            download_base: None,
+            allow_download: true,
+            own_cache: true,
+        }
+    }
+}
+
 /// The file that marks a folder as this tool's input cache. The build writes and removes files
 /// only in a cache folder that is new, empty, marked, or the project's own.
 pub const CACHE_MARKER: &str = ".scenario-ratios-cache";

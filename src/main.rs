@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use scenario_ratios::inputs::{AcquireOptions, DEFAULT_CACHE, DEFAULT_MIRROR};
+use scenario_ratios::inputs::AcquireOptions;
 use scenario_ratios::pipeline::{self, BuildOptions};
 use scenario_ratios::project;
 
@@ -112,10 +112,8 @@ impl BuildArgs {
             Some(r) => r,
             None => project::find_root(Path::new("."))?,
         };
-        let mirror = self.mirror.or_else(|| {
-            let default = root.join(DEFAULT_MIRROR);
-            default.is_dir().then_some(default)
-        });
+        let defaults = AcquireOptions::for_project(&root);
+        let mirror = self.mirror.or(defaults.mirror);
         if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
             if self.source_date_epoch.is_none() {
                 eprintln!(
@@ -128,7 +126,7 @@ impl BuildArgs {
             source_date_epoch: self.source_date_epoch,
             acquire: AcquireOptions {
                 own_cache: self.cache.is_none(),
-                cache_dir: self.cache.unwrap_or_else(|| root.join(DEFAULT_CACHE)),
+                cache_dir: self.cache.unwrap_or(defaults.cache_dir),
                 mirror,
                 download_base: self.download_base,
                 allow_download: !self.offline,
@@ -197,8 +195,9 @@ fn synth(rows: usize, seed: u64, out: &Path, root: Option<PathBuf>) -> scenario_
         Some(r) => r,
         None => project::find_root(Path::new("."))?,
     };
-    let config = project::Project::load(&root)?.config;
-    let manifest = scenario_ratios::synth::write(out, rows, seed, &config)?;
+    let project = project::Project::load(&root)?;
+    let acquire = AcquireOptions::for_project(&root);
+    let manifest = scenario_ratios::synth::write(out, rows, seed, &project, &acquire)?;
     println!(
         "wrote {rows} rows to {}; analyse with: scenario-ratios explain --manifest {} --mirror {} --cache {} --offline",
         out.display(),

@@ -282,16 +282,20 @@ fn claim(dir: &std::path::Path) -> crate::Result<()> {
 
 /// Writes a synthetic pair under `dir` in mirror layout, plus `dir/inputs.json` pinning both, so
 /// that `scenario-ratios build --manifest dir/inputs.json --mirror dir` runs the whole pipeline on it.
-/// The configuration's highlights are taken from `config` (the project's `content/article.json`).
-/// `dir` must be new, empty, or written by this function before; `rows` is at most [`MAX_ROWS`].
+/// The highlights are those of `project` (its `content/article.json`); the checker's source that
+/// its facts cite is acquired with `acquire` (the project's cache or mirror) and laid out and
+/// pinned beside the summaries, since every build checks the facts against it. `dir` must be
+/// new, empty, or written by this function before; `rows` is at most [`MAX_ROWS`].
 pub fn write(
     dir: &std::path::Path,
     rows: usize,
     seed: u64,
-    config: &ArticleConfig,
+    project: &crate::project::Project,
+    acquire: &crate::inputs::AcquireOptions,
 ) -> crate::Result<std::path::PathBuf> {
     use crate::error::Error;
     use crate::inputs::{HexDigest, InputKind, InputManifest, PinnedInput};
+    let config = &project.config;
     if rows > MAX_ROWS {
         return Err(Error::Invalid {
             context: "synth --rows".into(),
@@ -328,6 +332,36 @@ pub fn write(
             license: "CC0-1.0".into(),
             acquired: "2026-11-30".into(),
         });
+    }
+    let facts_source = &project.facts.source;
+    let pin = project
+        .manifest
+        .inputs
+        .iter()
+        .find(|p| facts_source.is(p))
+        .ok_or_else(|| {
+            Error::invalid(
+                "synth",
+                format!(
+                    "the project's input manifest does not pin {}, the source its checker facts cite",
+                    facts_source.path
+                ),
+            )
+        })?;
+    let source = crate::inputs::acquire(
+        InputManifest {
+            inputs: vec![pin.clone()],
+            ..project.manifest.clone()
+        },
+        acquire,
+    )?;
+    for input in &source.files {
+        let path = dir.join(&input.pin.repository).join(&input.pin.path);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+        }
+        std::fs::write(&path, &input.bytes).map_err(|e| Error::io(&path, e))?;
+        inputs.push(input.pin.clone());
     }
     let manifest = InputManifest {
         about: format!("synthetic summaries: {rows} rows, seed {seed}"),
@@ -371,29 +405,37 @@ mod tests {
 
     #[test]
     fn write_claims_only_new_empty_or_its_own_folders() {
-        let config = committed();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let project = crate::project::Project::load(root).unwrap();
         let tmp = tempfile::tempdir().unwrap();
+        let acquire = crate::inputs::AcquireOptions {
+            cache_dir: tmp.path().join("cache"),
+            own_cache: false,
+            allow_download: false,
+            ..crate::inputs::AcquireOptions::for_project(root)
+        };
+        let write = |out: &std::path::Path, rows, seed| write(out, rows, seed, &project, &acquire);
         let out = tmp.path().join("syn");
-        let manifest = write(&out, 50, 1, &config).unwrap();
+        let manifest = write(&out, 50, 1).unwrap();
         assert!(manifest.is_file() && out.join(MARKER).is_file());
         // Its own folder again: fine.
-        write(&out, 60, 2, &config).unwrap();
+        write(&out, 60, 2).unwrap();
         // Someone's folder: refused, the file untouched.
         let theirs = tmp.path().join("theirs");
         std::fs::create_dir(&theirs).unwrap();
         std::fs::write(theirs.join("inputs.json"), b"mine").unwrap();
-        let err = write(&theirs, 50, 1, &config).unwrap_err().to_string();
+        let err = write(&theirs, 50, 1).unwrap_err().to_string();
         assert!(err.contains("did not write"), "{err}");
         assert_eq!(std::fs::read(theirs.join("inputs.json")).unwrap(), b"mine");
         assert!(!theirs.join(MARKER).exists());
         // A file: refused, untouched.
         let file = tmp.path().join("file");
         std::fs::write(&file, b"x").unwrap();
-        assert!(write(&file, 50, 1, &config).is_err());
+        assert!(write(&file, 50, 1).is_err());
         assert_eq!(std::fs::read(&file).unwrap(), b"x");
         // Too many rows: refused before anything is written.
         let big = tmp.path().join("big");
-        assert!(write(&big, MAX_ROWS + 1, 1, &config).is_err());
+        assert!(write(&big, MAX_ROWS + 1, 1).is_err());
         assert!(!big.exists());
     }
 

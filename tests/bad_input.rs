@@ -476,6 +476,14 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, replace(&text, &format!("\"{label}\""), &with, 1)).unwrap();
             s.refused(|s| s.build(&[]))
         }
+        "a checker fact the source does not bear out" => {
+            let p = s.root.join("sources/mlperf-checker-facts.json");
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            v["models"]["deepseek-r1"]["server_latency_limits"]["tpot_ns"] = 90_000_000.into();
+            std::fs::write(&p, v.to_string()).unwrap();
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
         "an empty title" => {
             let p = s.root.join("content/article.json");
             let mut v: serde_json::Value =

@@ -67,13 +67,16 @@ fn base_checks_with_server_log(log: &str) -> evidence::Checks {
     let h = highlight::select(&a, &project.config).unwrap();
     let inputs = Inputs {
         manifest: project.manifest.clone(),
-        files: vec![common::verified(
+        files: vec![
+            common::verified(
             "server log",
             InputKind::LoadgenSummary,
             "example/inference_results_v6.1",
             "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt",
-            log.as_bytes(),
-        )],
+                log.as_bytes(),
+            ),
+            common::checker_source(),
+        ],
     };
     evidence::check(&s, &h, &inputs, &project.facts).unwrap()
 }

@@ -100,6 +100,37 @@ impl fmt::Display for Status {
     }
 }
 
+/// The facts must cite a source the manifest pins (same repository, commit, path and git blob),
+/// and every fact must stand at its recorded line of that pinned copy, so an edit to the facts
+/// that the checker's source does not bear out fails the build.
+fn check_facts_source(inputs: &Inputs, facts: &CheckerFacts) -> Result<()> {
+    let src = &facts.source;
+    let pinned = inputs
+        .of_kind(InputKind::Source)
+        .find(|i| src.is(&i.pin))
+        .ok_or_else(|| Error::Config {
+            file: facts::FACTS_PATH.into(),
+            message: format!(
+                "the facts cite {} at commit {} ({}), which the input manifest does not pin as a source",
+                src.repository, src.commit, src.path
+            ),
+        })?;
+    if pinned.git_blob_sha1.as_str() != src.git_blob_sha1 {
+        return Err(Error::Config {
+            file: facts::FACTS_PATH.into(),
+            message: format!(
+                "source.git_blob_sha1 {} differs from the pinned input `{}` ({})",
+                src.git_blob_sha1, pinned.pin.name, pinned.git_blob_sha1
+            ),
+        });
+    }
+    let text = std::str::from_utf8(&pinned.bytes).map_err(|_| Error::Config {
+        file: pinned.pin.name.clone(),
+        message: "not UTF-8".into(),
+    })?;
+    facts.check_against_source(text).map(|_| ())
+}
+
 /// One check of one highlighted row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
@@ -144,6 +175,7 @@ pub fn check(
     inputs: &Inputs,
     facts: &CheckerFacts,
 ) -> Result<Checks> {
+    check_facts_source(inputs, facts)?;
     let mut items = Vec::new();
     for h in &highlights.highlights {
         for id in [h.offline_id, h.server_id] {

@@ -142,6 +142,15 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
             "license": "Apache-2.0", "acquired": "2026-11-30",
         }));
     }
+    // Every build checks the checker facts against the source they cite.
+    let source = checker_source();
+    let target = dir
+        .join("mirror")
+        .join(&source.pin.repository)
+        .join(&source.pin.path);
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::write(&target, &source.bytes).unwrap();
+    inputs.push(serde_json::to_value(&source.pin).unwrap());
     let manifest = serde_json::json!({
         "about": "test inputs",
         "source_date": "2026-11-30T00:00:00Z",
@@ -255,8 +264,27 @@ pub fn verified(
     }
 }
 
+/// The submission checker's source that the checker facts cite, as the project pins it, read from
+/// the mirror and verified: every build checks the facts against it.
+pub fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
+    use scenario_ratios::inputs::{Origin, VerifiedInput};
+    let project = project();
+    let src = &project.facts.source;
+    let pin = project
+        .manifest
+        .inputs
+        .iter()
+        .find(|p| p.repository == src.repository && p.commit == src.commit && p.path == src.path)
+        .expect("the manifest pins the facts' source")
+        .clone();
+    let file = mirror().join(&pin.repository).join(&pin.path);
+    let bytes = std::fs::read(&file).unwrap();
+    VerifiedInput::new(pin, bytes, Origin::Mirror(file.clone()), &file).unwrap()
+}
+
 /// The inputs of fixture `case`: its two summaries, plus a hand-made VALID Server log for the
-/// B300 deepseek-r1 Server row (so the evidence section has a log to cite).
+/// B300 deepseek-r1 Server row (so the evidence section has a log to cite), and the checker's
+/// source.
 pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
     use scenario_ratios::inputs::InputKind;
     let dir = fixture(case);
@@ -282,6 +310,7 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
             FIXTURE_SERVER_LOG_PATH,
             FIXTURE_SERVER_LOG.as_bytes(),
         ),
+        checker_source(),
     ];
     inputs_of(files)
 }
