@@ -8,8 +8,23 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 
-/// The opening of `analysis.py`: what it is, and one line instead of a traceback on a mismatch.
-const SCRIPT_HEADER: &str = include_str!("../templates/notebook/script-header.py");
+/// The oldest Python the notebook's code runs on (what the bundle's tests parse it as); the script
+/// refuses an older one, and the article and the bundled README name it.
+pub const MIN_PYTHON: (u32, u32) = (3, 9);
+
+/// [`MIN_PYTHON`] as the prose writes it: `3.9`.
+pub fn min_python() -> String {
+    format!("{}.{}", MIN_PYTHON.0, MIN_PYTHON.1)
+}
+
+/// The opening of `analysis.py`: what it is, the Python it needs, and one line instead of a
+/// traceback on a mismatch.
+#[derive(askama::Template)]
+#[template(path = "notebook/script-header.py", escape = "none")]
+struct ScriptHeader {
+    major: u32,
+    minor: u32,
+}
 
 /// Where the notebook lives in the project.
 pub const NOTEBOOK_PATH: &str = "content/analysis.ipynb";
@@ -62,7 +77,14 @@ pub fn script(notebook: &str) -> Result<Vec<u8>> {
     if code.is_empty() {
         return Err(err("the notebook has no code cell".into()));
     }
-    let mut out = String::from(SCRIPT_HEADER);
+    let header = ScriptHeader {
+        major: MIN_PYTHON.0,
+        minor: MIN_PYTHON.1,
+    };
+    let mut out = askama::Template::render(&header)
+        .map_err(|e| Error::invalid("templates/notebook/script-header.py", e.to_string()))?;
+    // Askama drops the template's final newline.
+    out.push('\n');
     for (i, cell) in code.iter().enumerate() {
         out.push_str(&format!("\n# --- code cell {} ---\n", i + 1));
         out.push_str(cell.trim_end());

@@ -267,8 +267,10 @@ fn one_changed_ratio_fails_the_script_and_the_notebook_naming_the_pair() {
 fn the_notebook_and_the_script_import_only_the_standard_library() {
     let (_holder, folder) = unzipped();
     let check = common::root().join("tests/notebook/imports.py");
+    let python = scenario_ratios::notebook::min_python();
     let o = Command::new("python3")
         .arg(&check)
+        .args(["--python", &python])
         .arg(folder.join("analysis.ipynb"))
         .arg(folder.join("analysis.py"))
         .output()
@@ -279,20 +281,39 @@ fn the_notebook_and_the_script_import_only_the_standard_library() {
 
     // The check itself refuses a third-party import and newer syntax.
     let tmp = tempfile::tempdir().unwrap();
-    for (case, src) in [
-        ("third_party.py", "import numpy as np\n"),
-        ("from_third_party.py", "from pandas import read_csv\n"),
-        ("newer_syntax.py", "match 1:\n    case 1:\n        pass\n"),
-        ("magic.py", "%time 1\n"),
+    let newer = format!("not Python {python} syntax");
+    for (case, src, says) in [
+        (
+            "third_party.py",
+            "import numpy as np\n",
+            "imports numpy, not in",
+        ),
+        (
+            "from_third_party.py",
+            "from pandas import read_csv\n",
+            "imports pandas, not in",
+        ),
+        (
+            "newer_syntax.py",
+            "match 1:\n    case 1:\n        pass\n",
+            newer.as_str(),
+        ),
+        ("magic.py", "%time 1\n", "line 1: an IPython magic"),
     ] {
         let p = tmp.path().join(case);
         std::fs::write(&p, src).unwrap();
         let o = Command::new("python3")
             .arg(&check)
+            .args(["--python", &python])
             .arg(&p)
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(1), "{case}: {}", text(&o));
+        assert!(
+            text(&o).contains(case) && text(&o).contains(says),
+            "{case}: {}",
+            text(&o)
+        );
     }
 }
 

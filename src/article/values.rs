@@ -292,6 +292,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     v.put("input_count", data.manifest.inputs.len().to_string());
     v.put("tool", data.tool.to_string());
     v.put("rust_version", env!("CARGO_PKG_RUST_VERSION").to_string());
+    v.put("python_version", crate::notebook::min_python());
     let platforms = &data.vendor_plan.platforms;
     v.put(
         "offline_platforms",

@@ -3,8 +3,8 @@
 # It prints each step and exits with status 1, naming what differs, on the first disagreement.
 import sys
 
-if sys.version_info < (3, 9):
-    sys.exit(f"analysis.py: needs Python 3.9 or later; this is {sys.version.split()[0]}")
+if sys.version_info < ({{ major }}, {{ minor }}):
+    sys.exit(f"analysis.py: needs Python {{ major }}.{{ minor }} or later; this is {sys.version.split()[0]}")
 if not __debug__:
     sys.exit("analysis.py: run it without -O (its checks are assert statements)")
 

@@ -1,8 +1,11 @@
-"""Checks that Python sources import only the standard library and parse as Python 3.9.
+"""Checks that Python sources import only the standard library and parse as an older Python.
 
-Each argument is a .py file or a .ipynb notebook (its code cells). Prints the modules imported,
-one per line, and exits 1 naming the file and line of the first import outside the standard
-library, the first line that is not Python 3.9 syntax, or the first IPython magic or shell line.
+    python3 imports.py --python 3.9 FILE...
+
+Each FILE is a .py file or a .ipynb notebook (its code cells). Prints the modules imported, one
+per line, and exits 1 naming the file and line of the first import outside the standard library,
+the first line that is not syntax of the given Python version, or the first IPython magic or
+shell line. The version is the oldest the notebook supports (scenario_ratios::notebook::MIN_PYTHON).
 """
 import ast
 import json
@@ -19,7 +22,7 @@ def sources(path):
     return [(f"{path} code cell {i + 1}", src) for i, src in enumerate(code)]
 
 
-def main(paths):
+def main(version, paths):
     stdlib = sys.stdlib_module_names
     seen = set()
     for path in paths:
@@ -28,9 +31,9 @@ def main(paths):
                 if line.lstrip().startswith(("%", "!")):
                     sys.exit(f"{where}, line {n}: an IPython magic or shell line")
             try:
-                tree = ast.parse(src, filename=where, feature_version=(3, 9))
+                tree = ast.parse(src, filename=where, feature_version=version)
             except SyntaxError as e:
-                sys.exit(f"{where}, line {e.lineno}: not Python 3.9 syntax: {e.msg}")
+                sys.exit(f"{where}, line {e.lineno}: not Python {version[0]}.{version[1]} syntax: {e.msg}")
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
                     names = [a.name for a in node.names]
@@ -52,4 +55,8 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if len(args) < 3 or args[0] != "--python":
+        sys.exit("usage: imports.py --python X.Y FILE...")
+    major, _, minor = args[1].partition(".")
+    main((int(major), int(minor)), args[2:])
