@@ -172,6 +172,8 @@ pub struct BenchmarkStats {
 /// Everything the analysis computes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Analysis {
+    /// The round of the results (`version` of every row, such as `v6.1`).
+    pub round: String,
     pub counts: Counts,
     pub key_fields: Vec<&'static str>,
     pub steps: Vec<Step>,
@@ -239,6 +241,7 @@ fn text_of(row: &SummaryRow, f: Field) -> String {
 
 /// Runs scope, matching, ratios and the per-benchmark summary.
 pub fn analyse(summary: &Summary) -> Result<Analysis> {
+    let round = summary.round()?.to_string();
     let (eligible, steps) = scope(summary);
     let rows = &summary.rows;
     let results: Vec<f64> = eligible
@@ -332,6 +335,7 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
         over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
     };
     Ok(Analysis {
+        round,
         counts,
         key_fields: keys.iter().map(|f| f.name()).collect(),
         steps,

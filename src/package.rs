@@ -70,6 +70,7 @@ struct BundleReadme<'a> {
     url: &'a str,
     rust_version: &'a str,
     python_version: String,
+    round: &'a str,
     tool: &'a str,
     inputs: usize,
     platforms: String,
@@ -78,6 +79,7 @@ struct BundleReadme<'a> {
 /// The bundle's README, for a reader of the bundle.
 pub fn bundle_readme(
     config: &crate::config::ArticleConfig,
+    round: &str,
     inputs: usize,
     plan: &crate::vendor::Plan,
 ) -> Result<Vec<u8>> {
@@ -87,6 +89,7 @@ pub fn bundle_readme(
         url: &config.canonical_url,
         rust_version: env!("CARGO_PKG_RUST_VERSION"),
         python_version: crate::notebook::min_python(),
+        round,
         tool: crate::TOOL,
         inputs,
         platforms: plan.platforms.join(", "),

@@ -286,7 +286,12 @@ pub fn package(
     let mut entries = sources;
     entries.insert(
         layout::BUNDLE_README.into(),
-        package::bundle_readme(&computed.project.config, inputs.files.len(), &plan)?,
+        package::bundle_readme(
+            &computed.project.config,
+            &computed.analysis.round,
+            inputs.files.len(),
+            &plan,
+        )?,
     );
     entries.insert(
         vendor::CARGO_CONFIG_PATH.into(),

@@ -243,6 +243,34 @@ pub struct Summary {
     pub rows: Vec<SummaryRow>,
 }
 
+impl Summary {
+    /// The round every row belongs to (field `version`, such as `v6.1`): a summary covers one.
+    pub fn round(&self) -> Result<&str> {
+        let mut rounds = std::collections::BTreeSet::new();
+        for row in &self.rows {
+            rounds.insert(row.raw(Field::Version));
+            if rounds.len() > 3 {
+                break;
+            }
+        }
+        match rounds.len() {
+            1 => Ok(rounds.into_iter().next().unwrap_or_default()),
+            0 => Err(Error::invalid("summary.csv", "holds no result rows")),
+            _ => Err(Error::invalid(
+                "summary.csv",
+                format!(
+                    "field `version`: the rows belong to more than one round ({}); a summary covers one",
+                    rounds
+                        .iter()
+                        .map(|r| format!("{:?}", excerpt(r, 20)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    }
+}
+
 /// Names used for the two files in error messages.
 #[derive(Debug, Clone, Copy)]
 pub struct FileNames<'a> {

@@ -165,6 +165,14 @@ fn make(case: &str, s: &Sandbox) -> String {
         }
         "missing column" => summaries(replace(&csv, ",notes", "", 1), json),
         "duplicate IDs" => summaries(csv, replace(&json, "\"2\": {", "\"1\": {", 1)),
+        "another round" | "two rounds in one summary" => {
+            // Every row (or only row 0) of both files set to round v6.0.
+            let n = if case == "another round" { usize::MAX } else { 1 };
+            summaries(
+                replace(&csv, "\"v6.1\"", "\"v6.0\"", n),
+                replace(&json, "\"version\": \"v6.1\"", "\"version\": \"v6.0\"", n),
+            )
+        }
         "NaN Result" => {
             let (c, j) = result_both("NaN", "\"NaN\"");
             summaries(c, j)

@@ -268,3 +268,18 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     .unwrap();
     assert!(!unclipped.pairs.0.contains("beyond"));
 }
+
+/// The round is the one `version` all rows share: v6.1 in the base fixture, and a summary with no
+/// rows has none.
+#[test]
+fn the_round_is_the_version_every_row_shares() {
+    let s = load("base").unwrap();
+    assert_eq!(s.round().unwrap(), "v6.1");
+    assert_eq!(analysis::analyse(&s).unwrap().round, "v6.1");
+    let mut empty = s.clone();
+    empty.rows.clear();
+    assert_eq!(
+        empty.round().unwrap_err().to_string(),
+        "summary.csv: holds no result rows"
+    );
+}

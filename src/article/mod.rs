@@ -54,6 +54,7 @@ struct Page<'a> {
     config: &'a ArticleConfig,
     body: &'a str,
     tool: &'a str,
+    round: &'a str,
     origin: &'a str,
     author_profile: String,
     json_ld: String,
@@ -66,7 +67,7 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
     let based_on = data.manifest.single(InputKind::SummaryCsv).ok().map(|csv| {
         serde_json::json!({
             "@type": "Dataset",
-            "name": "MLPerf Inference v6.1 results summary (summary.csv)",
+            "name": format!("MLPerf Inference {} results summary (summary.csv)", data.analysis.round),
             "url": format!("https://github.com/{}/blob/{}/{}", csv.repository, csv.commit, csv.path),
             "creator": { "@type": "Organization", "name": "MLCommons" },
             "license": "https://www.apache.org/licenses/LICENSE-2.0",
@@ -108,6 +109,7 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
             config: data.config,
             body: &body,
             tool: data.tool,
+            round: &data.analysis.round,
             origin: data.config.origin(),
             author_profile: data.config.absolute(&data.config.author_url),
             json_ld: json_ld(data)?,

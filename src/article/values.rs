@@ -62,6 +62,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     let a = data.analysis;
     let c = &a.counts;
     let mut v = Values::default();
+    v.put("round", a.round.clone());
     v.put("rows", c.rows.to_string());
     v.put("closed", c.closed.to_string());
     v.put("open", c.open.to_string());

@@ -176,6 +176,16 @@ pub fn check(
     facts: &CheckerFacts,
 ) -> Result<Checks> {
     check_facts_source(inputs, facts)?;
+    let round = summary.round()?;
+    if facts.round != round {
+        return Err(Error::Config {
+            file: facts::FACTS_PATH.into(),
+            message: format!(
+                "the facts are the checker's for round {}, but the summary's rows are round {round}",
+                facts.round
+            ),
+        });
+    }
     let mut items = Vec::new();
     for h in &highlights.highlights {
         for id in [h.offline_id, h.server_id] {
