@@ -222,18 +222,34 @@ fn the_downloads_table_links_every_published_file_with_the_bytes_written() {
     let page = text(&d, "article.html");
     let table = page.find("id=\"downloads-table\"").unwrap();
     let html = &page[table..table + page[table..].find("</table>").unwrap()];
-    for f in scenario_ratios::layout::OutputFile::ALL {
-        if *f == scenario_ratios::layout::OutputFile::Article {
+    use scenario_ratios::layout::OutputFile;
+    for f in OutputFile::ALL {
+        if *f == OutputFile::Article {
             continue;
         }
-        assert!(
-            html.contains(&format!("<a href=\"{}\">", f.path())),
-            "no link to {}",
-            f.path()
+        let link = format!("<a href=\"{}\"", f.path());
+        let at = html
+            .find(&link)
+            .unwrap_or_else(|| panic!("no link to {}", f.path()));
+        let tag = &html[at..at + html[at..].find('>').unwrap() + 1];
+        // What a reader saves and runs is a download under its own name (a browser would not
+        // add an extension to SHA256SUMS); the rest may open in the browser.
+        let saved = matches!(
+            f,
+            OutputFile::Bundle
+                | OutputFile::Sums
+                | OutputFile::Notebook
+                | OutputFile::NotebookScript
         );
+        let want = if saved {
+            format!("{link} download>")
+        } else {
+            format!("{link}>")
+        };
+        assert_eq!(tag, want, "{}", f.path());
         if let Some(bytes) = d.get(f.path()) {
             // The size and SHA-256 printed are those of the bytes written (sha256sum-compatible).
-            let row_start = html.find(&format!("<a href=\"{}\">", f.path())).unwrap();
+            let row_start = at;
             let row = &html[row_start..row_start + html[row_start..].find("</tr>").unwrap()];
             let size = bytes.len().to_string();
             let grouped: String = size

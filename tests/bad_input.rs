@@ -167,7 +167,11 @@ fn make(case: &str, s: &Sandbox) -> String {
         "duplicate IDs" => summaries(csv, replace(&json, "\"2\": {", "\"1\": {", 1)),
         "another round" | "two rounds in one summary" => {
             // Every row (or only row 0) of both files set to round v6.0.
-            let n = if case == "another round" { usize::MAX } else { 1 };
+            let n = if case == "another round" {
+                usize::MAX
+            } else {
+                1
+            };
             summaries(
                 replace(&csv, "\"v6.1\"", "\"v6.0\"", n),
                 replace(&json, "\"version\": \"v6.1\"", "\"version\": \"v6.0\"", n),
