@@ -263,6 +263,26 @@ fn one_changed_ratio_fails_the_script_and_the_notebook_naming_the_pair() {
     assert!(text(&o).contains(&pair), "{pair} named: {}", text(&o));
 }
 
+/// A results.json of another round than the rows' fails the script in one line naming both.
+#[test]
+fn a_results_file_of_another_round_fails_the_script() {
+    let (_holder, folder) = unzipped();
+    let path = folder.join("published/results.json");
+    let mut results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let round = results["round"].as_str().unwrap().to_string();
+    results["round"] = "v0.9".into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&results).unwrap()).unwrap();
+    let o = run_script(&folder);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "analysis.py: mismatch: results.json is of round 'v0.9', the rows of ['{round}']\n"
+        )
+    );
+}
+
 #[test]
 fn the_notebook_and_the_script_import_only_the_standard_library() {
     let (_holder, folder) = unzipped();
