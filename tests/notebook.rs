@@ -151,6 +151,15 @@ fn analysis_py_passes_in_the_unzipped_bundle_with_nothing_installed() {
     // It wrote nothing into the bundle (no __pycache__, no output file).
     let (_fresh, pristine) = unzipped();
     assert_eq!(common::snapshot(&folder), common::snapshot(&pristine));
+    // Run from the folder of the downloads (the bundle's parent), it finds its bundle all the same.
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    let o = Command::new("python3")
+        .args(["-I", "-S", &format!("{name}/analysis.py")])
+        .current_dir(folder.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("agree with this notebook"));
 }
 
 /// Run by a Python older than the 3.9 it needs (simulated: `sys.version_info` set to 3.8 before
