@@ -125,7 +125,16 @@ impl CheckerFacts {
                 crate::format::excerpt(at(line).unwrap_or_default().trim(), 80)
             ),
         };
-        let holds = |line: u32, needle: &str| at(line).is_some_and(|l| l.contains(needle));
+        // A needle that ends in a digit must not continue with one (`* 1000000` is not in
+        // `* 10000000`).
+        let holds = |line: u32, needle: &str| {
+            at(line).is_some_and(|l| {
+                l.match_indices(needle).any(|(i, _)| {
+                    !needle.ends_with(|c: char| c.is_ascii_digit())
+                        || !l[i + needle.len()..].starts_with(|c: char| c.is_ascii_digit())
+                })
+            })
+        };
         // A number is matched as a whole literal of the line (0.99 is not in `0.999`).
         let holds_number = |line: u32, x: f64| {
             at(line).is_some_and(|l| {
@@ -280,6 +289,16 @@ KEYS = {"ROUGE1": 'rouge1'}
     #[test]
     fn every_fact_must_stand_at_its_line_of_the_source() {
         assert_eq!(facts(|_| {}).check_against_source(SOURCE).unwrap(), 5);
+        // A limit ten times larger in the source is not the recorded one.
+        let tenfold = SOURCE.replace("200 * 1000000", "200 * 10000000");
+        let err = facts(|_| {})
+            .check_against_source(&tenfold)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("does not hold \"tpot\": 200 * 1000000"),
+            "{err}"
+        );
         fn m(v: &mut serde_json::Value) -> &mut serde_json::Value {
             &mut v["models"]["llama2-70b-99.9"]
         }
