@@ -3,12 +3,13 @@
 //!
 //! For each highlighted row the pipeline looks up the pinned `mlperf_log_summary.txt` and
 //! `accuracy.txt` under the row's Location, parses them ([`loadgen`], [`accuracy`]), and records
-//! each check with its status and the numbers behind it. A missing file makes a check "not
-//! checked", never a silent pass. Limits and targets come from [`facts`], read from
-//! `sources/mlperf-checker-facts.json`.
+//! each check with its status and what it found ([`finding`], worded by the templates). A missing
+//! file makes a check "not checked", never a silent pass. Limits and targets come from [`facts`],
+//! read from `sources/mlperf-checker-facts.json`.
 
 pub mod accuracy;
 pub mod facts;
+pub mod finding;
 pub mod loadgen;
 
 use std::fmt;
@@ -21,6 +22,7 @@ use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow};
 use accuracy::{half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report};
 use facts::{CheckerFacts, MetricBound, ModelFacts};
+use finding::{Finding, Target};
 use loadgen::{parse_summary_log, LoadgenLog, Validity};
 
 /// What a check tests.
@@ -236,10 +238,10 @@ impl RowChecks<'_> {
         &mut self,
         kind: CheckKind,
         status: Status,
-        short: String,
-        detail: String,
+        finding: Finding,
         evidence: Vec<String>,
-    ) {
+    ) -> Result<()> {
+        let (short, detail) = finding.words()?;
         self.items.push(Check {
             row: self.row.id,
             highlight: self.label.to_string(),
@@ -251,6 +253,7 @@ impl RowChecks<'_> {
             detail,
             evidence,
         });
+        Ok(())
     }
 
     /// The row's Location, relative to the results tree (`./closed/...` → `closed/...`).
@@ -284,43 +287,45 @@ impl RowChecks<'_> {
                     self.push(
                         kind,
                         Status::NotChecked,
-                        "no log".into(),
-                        format!("no pinned log at {log_path}"),
+                        Finding::NoLog {
+                            path: log_path.clone(),
+                        },
                         vec![],
-                    );
+                    )?;
                 }
             }
             Some(input) => {
                 let log = parse_summary_log(&input.pin.name, Self::text(input)?)?;
                 let ev = vec![input.pin.name.clone()];
-                self.log_checks(&log, &ev);
+                self.log_checks(&log, &ev)?;
                 if self.scenario == Scenario::Server {
-                    self.latency_checks(&log, model_facts, &ev);
+                    self.latency_checks(&log, model_facts, &ev)?;
                 }
             }
         }
         self.accuracy_checks(model_facts)
     }
 
-    fn log_checks(&mut self, log: &LoadgenLog, ev: &[String]) {
+    fn log_checks(&mut self, log: &LoadgenLog, ev: &[String]) -> Result<()> {
         let same = log.scenario == self.scenario && log.mode == loadgen::TestMode::PerformanceOnly;
         self.push(
             CheckKind::LogScenario,
             Status::of(same),
-            format!("{} {}", log.scenario, log.mode),
-            format!(
-                "log: Scenario {}, Mode {}; summary row: {}",
-                log.scenario, log.mode, self.scenario
-            ),
+            Finding::LogScenario {
+                scenario: log.scenario.to_string(),
+                mode: log.mode.to_string(),
+                row: self.scenario.to_string(),
+            },
             ev.to_vec(),
-        );
+        )?;
         self.push(
             CheckKind::ResultValid,
             Status::of(log.result == Validity::Valid),
-            log.result.as_str().into(),
-            format!("Result is : {}", log.result.as_str()),
+            Finding::ResultValid {
+                result: log.result.as_str(),
+            },
             ev.to_vec(),
-        );
+        )?;
         let summary_text = self.row.raw(Field::Result);
         let summary_value: f64 = summary_text.parse().unwrap_or(f64::NAN);
         let tolerance = half_unit_of_last_digit(summary_text);
@@ -329,21 +334,18 @@ impl RowChecks<'_> {
         self.push(
             CheckKind::Throughput,
             Status::of(agree),
-            format!(
-                "{} {} {}",
-                crate::format::tokens(log.throughput.value),
-                if agree { "≈" } else { "≠" },
-                crate::format::tokens(summary_value)
-            ),
-            format!(
-                "log {} {} vs summary Result {}: the summary rounds to its last printed digit, so they must differ by at most {tolerance}; they differ by {}",
-                loadgen::throughput_key(log.scenario),
-                log.throughput.text,
-                crate::format::excerpt(summary_text, 40),
-                round_sig(diff, 6)
-            ),
+            Finding::Throughput {
+                log: crate::format::tokens(log.throughput.value),
+                summary: crate::format::tokens(summary_value),
+                agree,
+                key: loadgen::throughput_key(log.scenario),
+                log_text: log.throughput.text.clone(),
+                summary_text: crate::format::excerpt(summary_text, 40),
+                tolerance: tolerance.to_string(),
+                diff: round_sig(diff, 6),
+            },
             ev.to_vec(),
-        );
+        )
     }
 
     fn latency_checks(
@@ -351,7 +353,7 @@ impl RowChecks<'_> {
         log: &LoadgenLog,
         model_facts: Option<&ModelFacts>,
         ev: &[String],
-    ) {
+    ) -> Result<()> {
         let limits = model_facts.map(|m| &m.server_latency_limits);
         for (kind, observed, limit, stated) in [
             (
@@ -367,32 +369,28 @@ impl RowChecks<'_> {
                 log.tpot_limit_ns,
             ),
         ] {
-            let (status, short, detail) = match (observed, limit) {
+            let (status, finding) = match (observed, limit) {
                 (Some(o), Some(l)) => (
                     Status::of(o < l),
-                    format!("{} {} {}", ms(o), if o < l { "<" } else { "≥" }, ms(l)),
-                    format!(
-                        "p99 {} {} limit {} (checker line {}){}",
-                        ms(o),
-                        if o < l { "<" } else { "is not below" },
-                        ms(l),
-                        limits.map_or(0, |l| l.line),
-                        stated.map_or(String::new(), |s| format!("; the log states {}", ms(s)))
-                    ),
+                    Finding::Latency {
+                        observed: ms(o),
+                        limit: ms(l),
+                        below: o < l,
+                        line: limits.map_or(0, |l| l.line),
+                        stated: stated.map(ms),
+                    },
                 ),
                 (_, None) => (
                     Status::NotChecked,
-                    "no limit".into(),
-                    format!("no latency limit known for {}", self.model),
+                    Finding::NoLimit {
+                        model: self.model.to_string(),
+                    },
                 ),
-                (None, _) => (
-                    Status::NotChecked,
-                    "no p99".into(),
-                    "no p99 in the log".into(),
-                ),
+                (None, _) => (Status::NotChecked, Finding::NoP99),
             };
-            self.push(kind, status, short, detail, ev.to_vec());
+            self.push(kind, status, finding, ev.to_vec())?;
         }
+        Ok(())
     }
 
     /// The summary's Accuracy field, and accuracy.txt where pinned, against each bound.
@@ -413,14 +411,14 @@ impl RowChecks<'_> {
             )),
         };
         let Some(mf) = model_facts else {
-            self.push(
+            return self.push(
                 CheckKind::AccuracyTarget("any".into()),
                 Status::NotChecked,
-                "no targets".into(),
-                format!("no accuracy targets known for {}", self.model),
+                Finding::NoTargets {
+                    model: self.model.to_string(),
+                },
                 vec![],
             );
-            return Ok(());
         };
         let bounds = mf
             .accuracy_targets
@@ -439,8 +437,8 @@ impl RowChecks<'_> {
             if let Some((n, _)) = &report {
                 evidence.push(n.clone());
             }
-            let (status, short, detail) = bound_outcome(bound, lower, from_summary, from_report);
-            self.push(kind, status, short, detail, evidence);
+            let (status, finding) = bound_outcome(bound, lower, from_summary, from_report);
+            self.push(kind, status, finding, evidence)?;
         }
         Ok(())
     }
@@ -452,23 +450,18 @@ fn bound_outcome(
     lower: bool,
     from_summary: Option<&loadgen::Printed>,
     from_report: Option<&loadgen::Printed>,
-) -> (Status, String, String) {
+) -> (Status, Finding) {
     let relation = if lower { ">=" } else { "<=" };
-    let target = format!(
-        "{} {} {} ({} × {}, checker line {})",
-        bound.metric,
+    let target = Target {
+        metric: bound.metric.clone(),
         relation,
-        round_sig(bound.value, 10),
-        bound.reference,
-        bound.multiplier.map_or("1".into(), |m| m.to_string()),
-        bound.line
-    );
+        value: round_sig(bound.value, 10),
+        reference: bound.reference.to_string(),
+        multiplier: bound.multiplier.map_or("1".into(), |m| m.to_string()),
+        line: bound.line,
+    };
     let Some(value) = from_summary.or(from_report).map(|p| p.value) else {
-        return (
-            Status::NotChecked,
-            format!("{} not reported", bound.metric),
-            format!("{} is not reported; {target}", bound.metric),
-        );
+        return (Status::NotChecked, Finding::NotReported { target });
     };
     let disagree = match (from_summary, from_report) {
         (Some(s), Some(r)) => {
@@ -483,33 +476,23 @@ fn bound_outcome(
     } else {
         value <= bound.value
     };
-    let shown = [
-        from_summary.map(|s| format!("summary {}", s.text)),
-        from_report.map(|r| format!("accuracy.txt {}", r.text)),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .join(", ");
     (
         Status::of(meets && !disagree),
-        format!(
-            "{} {} {} {}",
-            bound.metric,
-            round_sig(value, 6),
-            if meets {
+        Finding::Bound {
+            value: round_sig(value, 6),
+            bound: round_sig(bound.value, 6),
+            shown_relation: if meets {
                 relation
             } else if lower {
                 "<"
             } else {
                 ">"
             },
-            round_sig(bound.value, 6)
-        ),
-        format!(
-            "{shown}{}; {target}",
-            if disagree { " (the two disagree)" } else { "" }
-        ),
+            from_summary: from_summary.map(|s| s.text.clone()),
+            from_report: from_report.map(|r| r.text.clone()),
+            disagree,
+            target,
+        },
     )
 }
 
