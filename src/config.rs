@@ -40,7 +40,7 @@ pub struct ArticleConfig {
     pub canonical_url: String,
     pub site_name: String,
     pub author: String,
-    /// What the author did, as the byline says it: "<credit> by <author>".
+    /// What the author did, as the byline says it: `<credit> by <author>`.
     pub credit: String,
     /// Site-root path of the author's profile page.
     pub author_url: String,

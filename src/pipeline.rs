@@ -1,7 +1,7 @@
 //! Runs the stages in order, from the project folder to the output folder:
-//! [`inputs`](crate::inputs) → [`summary`](crate::summary) → [`analysis`](crate::analysis) →
-//! [`highlight`](crate::highlight) → [`evidence`](crate::evidence) → [`figure`](crate::figure) →
-//! [`article`](crate::article) → [`package`](crate::package) → [`validate`](crate::validate) →
+//! [`inputs`] → [`summary`] → [`analysis`] →
+//! [`highlight`] → [`evidence`] → [`figure`] →
+//! [`article`] → [`package`](mod@crate::package) → [`validate`] →
 //! [`dist`](crate::dist). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
 
 use std::collections::{BTreeMap, BTreeSet};
