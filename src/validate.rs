@@ -515,6 +515,38 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
     if let Some(span) = results["span_pp"].as_f64() {
         expected.push(("span_pp".into(), points(span)));
     }
+    if let Some(round) = results["round"].as_str() {
+        expected.push(("round".into(), round.into()));
+    }
+    // The range of all ratios, and the lowest and highest per-benchmark medians (results.json
+    // orders the benchmarks by median).
+    let ratios: Vec<f64> = results["pairs"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["ratio"].as_f64()).collect())
+        .unwrap_or_default();
+    if let (Some(min), Some(max)) = (
+        ratios.iter().copied().reduce(f64::min),
+        ratios.iter().copied().reduce(f64::max),
+    ) {
+        expected.push(("all_min".into(), percent(crate::analysis::Ratio(min))));
+        expected.push(("all_max".into(), percent(crate::analysis::Ratio(max))));
+    }
+    let benchmarks = results["benchmarks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for (end, b) in [("low", benchmarks.first()), ("high", benchmarks.last())] {
+        if let (Some(name), Some(median)) = (
+            b.and_then(|b| b["benchmark"].as_str()),
+            b.and_then(|b| b["median"].as_f64()),
+        ) {
+            expected.push((
+                format!("median_{end}"),
+                percent(crate::analysis::Ratio(median)),
+            ));
+            expected.push((format!("median_{end}_benchmark"), name.into()));
+        }
+    }
     for count in [
         "rows",
         "closed",
@@ -725,5 +757,33 @@ mod tests {
         assert!(csp_problems(weak)[0].contains("does not start"));
         let script = "<meta http-equiv=content-security-policy content=\"default-src 'none'; script-src 'self'\">";
         assert_eq!(csp_problems(script), ["the policy allows a script source"]);
+    }
+
+    #[test]
+    fn the_values_results_json_determines_include_the_round_range_and_medians() {
+        let results = serde_json::json!({
+            "round": "v6.1",
+            "highlights": [{"id": "a", "ratio": 0.8536, "label": "A"}],
+            "pairs": [{"ratio": 0.5}, {"ratio": 1.02}, {"ratio": 0.75}],
+            "benchmarks": [{"benchmark": "x", "median": 0.8}, {"benchmark": "y", "median": 0.9}],
+            "counts": {"pairs": 3},
+        });
+        let expected = expected_values(&results).unwrap();
+        for (name, want) in [
+            ("round", "v6.1"),
+            ("hl.a.ratio", "85.36 %"),
+            ("all_min", "50.00 %"),
+            ("all_max", "102.00 %"),
+            ("median_low", "80.00 %"),
+            ("median_low_benchmark", "x"),
+            ("median_high", "90.00 %"),
+            ("median_high_benchmark", "y"),
+            ("pairs", "3"),
+        ] {
+            assert!(
+                expected.iter().any(|(n, v)| n == name && v == want),
+                "{name} = {want:?} in {expected:?}"
+            );
+        }
     }
 }
