@@ -321,7 +321,9 @@ fn every_checker_fact_is_at_its_line_of_the_bundled_source() {
         for key in ["ttft", "tpot"] {
             let ms = l[format!("{key}_ns")].as_u64().unwrap() / 1_000_000;
             assert!(
-                at.contains(&format!("\"{key}\": {ms} * 1000000")),
+                // `* 1000000` whole: not the start of `* 10000000`.
+                at.match_indices(&format!("\"{key}\": {ms} * 1000000"))
+                    .any(|(i, m)| !at[i + m.len()..].starts_with(|c: char| c.is_ascii_digit())),
                 "{model} {key}: {at:?}"
             );
         }
