@@ -115,6 +115,17 @@ impl ArticleConfig {
     }
 
     /// Every text setting with its name, for checks that apply to all of them.
+    /// A round (`v6.1`) a setting names that is not `round`, the data's: the setting's name and
+    /// the round it names. The description is written by hand, so it must not go stale.
+    pub fn other_round(&self, round: &str) -> Option<(String, String)> {
+        self.strings().find_map(|(name, text)| {
+            rounds_named(text)
+                .into_iter()
+                .find(|r| r != round)
+                .map(|r| (name, r))
+        })
+    }
+
     fn strings(&self) -> impl Iterator<Item = (String, &str)> {
         [
             ("title", &self.title),
@@ -209,6 +220,31 @@ impl ArticleConfig {
     }
 }
 
+/// The rounds a text names, written as MLPerf writes them: `v` and two dotted numbers (`v6.1`).
+fn rounds_named(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for (i, _) in text.match_indices('v') {
+        let starts_word = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let rest = &text[i + 1..];
+        let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+        let major = digits(rest);
+        if !starts_word || major == 0 || !rest[major..].starts_with('.') {
+            continue;
+        }
+        let minor = digits(&rest[major + 1..]);
+        let end = major + 1 + minor;
+        let ends_word = rest[end..]
+            .bytes()
+            .next()
+            .is_none_or(|b| !b.is_ascii_alphanumeric());
+        if minor > 0 && ends_word {
+            found.push(format!("v{}", &rest[..end]));
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +258,18 @@ mod tests {
     fn committed_config_parses() {
         let c = ArticleConfig::parse(CONFIG_PATH, &committed_text()).unwrap();
         assert_eq!(c.highlights.len(), 4);
+    }
+
+    #[test]
+    fn rounds_are_found_as_whole_words() {
+        assert_eq!(
+            rounds_named("the v6.1 results, not v6.10x or nov6.1, and v5.0."),
+            ["v6.1", "v5.0"]
+        );
+        let c = ArticleConfig::parse("x.json", &committed_text()).unwrap();
+        assert_eq!(c.other_round("v6.1"), None);
+        let (name, round) = c.other_round("v7.0").unwrap();
+        assert_eq!((name.as_str(), round.as_str()), ("description", "v6.1"));
     }
 
     #[test]

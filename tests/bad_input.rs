@@ -496,6 +496,13 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, v.to_string()).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
         }
+        "a setting naming another round" => {
+            edit_config(
+                "MLPerf Inference v6.1 results",
+                "MLPerf Inference v6.0 results",
+            );
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
         "an empty title" => {
             let p = s.root.join("content/article.json");
             let mut v: serde_json::Value =

@@ -95,6 +95,15 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
 
 /// Renders the whole page from `prose`.
 pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
+    if let Some((name, round)) = data.config.other_round(&data.analysis.round) {
+        return Err(Error::Config {
+            file: crate::config::CONFIG_PATH.into(),
+            message: format!(
+                "{name} names round {round}, but the results are round {}",
+                data.analysis.round
+            ),
+        });
+    }
     let values = values::values(data)?;
     let blocks = blocks::blocks(data)?;
     let ids: Vec<String> = data
