@@ -114,7 +114,6 @@ impl ArticleConfig {
         format!("{}{site_path}", self.origin())
     }
 
-    /// Every text setting with its name, for checks that apply to all of them.
     /// A round (`v6.1`) a setting names that is not `round`, the data's: the setting's name and
     /// the round it names. The description is written by hand, so it must not go stale.
     pub fn other_round(&self, round: &str) -> Option<(String, String)> {
@@ -126,6 +125,7 @@ impl ArticleConfig {
         })
     }
 
+    /// Every text setting with its name, for checks that apply to all of them.
     fn strings(&self) -> impl Iterator<Item = (String, &str)> {
         [
             ("title", &self.title),
