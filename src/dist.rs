@@ -354,14 +354,12 @@ impl OutputDir {
             let Some(rest) = file_name.strip_prefix(&format!("{}.", self.name)) else {
                 continue;
             };
-            let kind = match rest.split_once('-') {
-                Some((k, pid)) if pid.bytes().all(|b| b.is_ascii_digit()) => {
-                    match Sibling::parse(k) {
-                        Some(kind) => kind,
-                        None => continue,
-                    }
-                }
-                _ => continue,
+            let Some(kind) = rest
+                .split_once('-')
+                .filter(|(_, pid)| pid.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|(k, _)| Sibling::parse(k))
+            else {
+                continue;
             };
             let path = entry.path();
             if !entry.file_type().is_ok_and(|t| t.is_dir()) {
