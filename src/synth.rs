@@ -313,11 +313,7 @@ pub fn write(
         ("summary.csv", InputKind::SummaryCsv, &csv),
         ("summary.json", InputKind::SummaryJson, &json),
     ] {
-        let path = dir.join(repository).join(name);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
-        }
-        std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        crate::fetch::store(&dir.join(repository).join(name), bytes)?;
         inputs.push(PinnedInput {
             name: name.to_string(),
             kind,
@@ -357,10 +353,7 @@ pub fn write(
     )?;
     for input in &source.files {
         let path = dir.join(&input.pin.repository).join(&input.pin.path);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
-        }
-        std::fs::write(&path, &input.bytes).map_err(|e| Error::io(&path, e))?;
+        crate::fetch::store(&path, &input.bytes)?;
         inputs.push(input.pin.clone());
     }
     let manifest = InputManifest {
