@@ -249,8 +249,7 @@ fn the_downloads_table_links_every_published_file_with_the_bytes_written() {
         assert_eq!(tag, want, "{}", f.path());
         if let Some(bytes) = d.get(f.path()) {
             // The size and SHA-256 printed are those of the bytes written (sha256sum-compatible).
-            let row_start = at;
-            let row = &html[row_start..row_start + html[row_start..].find("</tr>").unwrap()];
+            let row = &html[at..at + html[at..].find("</tr>").unwrap()];
             let size = bytes.len().to_string();
             let grouped: String = size
                 .chars()

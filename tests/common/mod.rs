@@ -105,52 +105,39 @@ pub const FIXTURE_SERVER_LOG_PATH: &str =
 /// Lays out a summary pair (and the hand-made Server log) as a mirror under `dir/mirror` and
 /// writes `dir/inputs.json` pinning them.
 pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
-    let commit = "0123456789abcdef0123456789abcdef01234567";
-    let mut inputs = Vec::new();
-    for (name, kind, repo, path, bytes) in [
-        (
+    use scenario_ratios::inputs::InputKind;
+    let files = [
+        verified(
             "summary.csv",
-            "summary-csv",
+            InputKind::SummaryCsv,
             "example/fixtures",
             "summary.csv",
             csv,
         ),
-        (
+        verified(
             "summary.json",
-            "summary-json",
+            InputKind::SummaryJson,
             "example/fixtures",
             "summary.json",
             json,
         ),
-        (
+        verified(
             "hand-made server log",
-            "loadgen-summary",
+            InputKind::LoadgenSummary,
             "example/inference_results_v6.1",
             FIXTURE_SERVER_LOG_PATH,
             FIXTURE_SERVER_LOG.as_bytes(),
         ),
-    ] {
-        let target = dir.join("mirror").join(repo).join(path);
+        // Every build checks the checker facts against the source they cite.
+        checker_source(),
+    ];
+    let mut inputs = Vec::new();
+    for f in &files {
+        let target = dir.join("mirror").join(&f.pin.repository).join(&f.pin.path);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::write(&target, bytes).unwrap();
-        inputs.push(serde_json::json!({
-            "name": name, "kind": kind, "local": path, "repository": repo, "commit": commit, "path": path,
-            "url": format!("https://example.org/{repo}/{commit}/{path}"),
-            "size": bytes.len(),
-            "sha256": HexDigest::sha256(bytes).as_str(),
-            "git_blob_sha1": HexDigest::git_blob_sha1(bytes).as_str(),
-            "license": "Apache-2.0", "acquired": "2026-11-30",
-        }));
+        std::fs::write(&target, &f.bytes).unwrap();
+        inputs.push(serde_json::to_value(&f.pin).unwrap());
     }
-    // Every build checks the checker facts against the source they cite.
-    let source = checker_source();
-    let target = dir
-        .join("mirror")
-        .join(&source.pin.repository)
-        .join(&source.pin.path);
-    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-    std::fs::write(&target, &source.bytes).unwrap();
-    inputs.push(serde_json::to_value(&source.pin).unwrap());
     let manifest = serde_json::json!({
         "about": "test inputs",
         "source_date": "2026-11-30T00:00:00Z",
@@ -274,7 +261,7 @@ pub fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
         .manifest
         .inputs
         .iter()
-        .find(|p| p.repository == src.repository && p.commit == src.commit && p.path == src.path)
+        .find(|p| src.is(p))
         .expect("the manifest pins the facts' source")
         .clone();
     let file = mirror().join(&pin.repository).join(&pin.path);
