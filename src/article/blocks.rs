@@ -119,7 +119,6 @@ pub fn count_word(n: usize) -> Result<String> {
 /// written, where they can be known when the page is made.
 pub struct Download {
     pub file: OutputFile,
-    pub path: &'static str,
     pub size: Option<String>,
     pub sha256: Option<String>,
 }
@@ -147,7 +146,6 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
             let bytes = written.get(f.path());
             Download {
                 file: f,
-                path: f.path(),
                 size: match f {
                     OutputFile::Sums => Some(grouped(sums_size as f64, 0)),
                     _ => bytes.map(|b| grouped(b.len() as f64, 0)),
