@@ -203,23 +203,21 @@ pub fn for_each_entry(
     Ok(entries.len())
 }
 
-/// The number of entries the end-of-central-directory record of the zip at `path` declares, and
-/// the file's size; only the file's tail is read.
-pub fn entry_count_of_file(path: &std::path::Path) -> Result<(u64, u64), String> {
-    use std::io::{Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let size = file.metadata().map_err(|e| e.to_string())?.len();
-    let tail_len = size.min(22 + 0xFFFF + 20 + 56);
-    file.seek(SeekFrom::Start(size - tail_len))
-        .map_err(|e| e.to_string())?;
-    let mut tail = Vec::with_capacity(tail_len as usize);
-    file.take(tail_len)
-        .read_to_end(&mut tail)
-        .map_err(|e| e.to_string())?;
-    // The zip64 record's offset is absolute; only the classic record is read from the tail.
-    let (count, _, _) = end_of_central_directory(&tail)
-        .map_err(|_| "no end-of-central-directory record".to_string())?;
-    Ok((count, size))
+/// What the end-of-central-directory record of a zip declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZipTail {
+    pub entries: u64,
+    /// Where the central directory starts: every byte before it belongs to the entries.
+    pub dir_start: usize,
+}
+
+/// The [`ZipTail`] of the zip `bytes`.
+pub fn tail(bytes: &[u8]) -> Result<ZipTail, String> {
+    let (entries, dir_start, _) = end_of_central_directory(bytes)?;
+    match usize::try_from(dir_start) {
+        Ok(dir_start) if dir_start <= bytes.len() => Ok(ZipTail { entries, dir_start }),
+        _ => Err("its central directory starts past its end".into()),
+    }
 }
 
 /// The bytes of the one entry named `name`, inflated through a cap at its declared size, its CRC

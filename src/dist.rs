@@ -40,13 +40,19 @@ impl Dist {
     /// Adds a file; a path that is absolute, contains `..`, is the marker or was already added is
     /// an error.
     pub fn add(&mut self, path: &str, bytes: Vec<u8>) -> Result<()> {
+        let digest = HexDigest::sha256(&bytes);
+        self.add_hashed(path, bytes, digest)
+    }
+
+    /// Adds a file whose SHA-256 its maker computed as it made it (the bundle's, which continues
+    /// from its vendored block's); otherwise as [`Dist::add`].
+    pub fn add_hashed(&mut self, path: &str, bytes: Vec<u8>, digest: HexDigest) -> Result<()> {
         if !layout::is_safe_relative(path) || path == MARKER {
             return Err(Error::invalid(
                 path,
                 "output path must be relative, without `..`",
             ));
         }
-        let digest = HexDigest::sha256(&bytes);
         if self
             .files
             .insert(path.to_string(), (bytes, digest))

@@ -11,6 +11,7 @@ use std::io::{Cursor, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
@@ -363,15 +364,23 @@ pub(crate) fn check_entry_path(name: &str) -> Result<()> {
     }
 }
 
-/// Builds `reproducibility.zip`: every entry of `entries` (paths relative to the bundle's
-/// folder), the inventory listing every entry, and the vendored crates of `vendor` (already under
-/// that folder), appended raw in one block. Entries are sorted, stamped with one time and mode
-/// 0644.
+/// `reproducibility.zip` and its SHA-256.
+#[derive(Debug)]
+pub struct Bundle {
+    pub bytes: Vec<u8>,
+    pub sha256: HexDigest,
+}
+
+/// Builds `reproducibility.zip` on top of the vendored crates of `vendor` (already under the
+/// bundle's folder), whose entries stay first, byte for byte: then every entry of `entries`
+/// (paths relative to the bundle's folder) and the inventory listing every entry, sorted, stamped
+/// with one time and mode 0644. The digest continues from the vendored block's, so only what
+/// follows it is hashed here.
 pub fn bundle(
     entries: &BTreeMap<String, Vec<u8>>,
-    vendor: Option<&crate::vendor::Fragment>,
+    vendor: Option<crate::vendor::Fragment>,
     source_date_epoch: i64,
-) -> Result<Vec<u8>> {
+) -> Result<Bundle> {
     let fail = |e: zip::result::ZipError| Error::invalid(BUNDLE, e.to_string());
     let time = zip_time(source_date_epoch)?;
     let options = SimpleFileOptions::default()
@@ -381,9 +390,9 @@ pub fn bundle(
         .unix_permissions(0o644);
     let root = crate::layout::bundle_root();
     // The inventory: every entry but itself, by path inside the bundle's folder; the vendored
-    // entries' lines come last, as those entries do.
+    // entries' lines come last.
     let mut inventory = sums(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice())));
-    if let Some(v) = vendor {
+    if let Some(v) = &vendor {
         inventory.push_str(&v.listing);
     }
 
@@ -393,41 +402,57 @@ pub fn bundle(
         .collect();
     own.push((format!("{root}{INVENTORY}"), inventory.as_bytes()));
     own.sort_by(|a, b| a.0.cmp(&b.0));
-    // Sized for the whole bundle up front: our entries compress to well under their size, and
-    // the vendored block is copied as it is.
-    let capacity = own.iter().map(|(_, b)| b.len()).sum::<usize>()
-        + vendor.map_or(0, |v| v.size as usize)
-        + (1 << 20);
-    let mut zip = ZipWriter::new(Cursor::new(Vec::with_capacity(capacity)));
+    // Room for our entries, which compress to well under their size, and the directory.
+    let room = own.iter().map(|(_, b)| b.len()).sum::<usize>() + (1 << 20);
+    let has_block = vendor.is_some();
+    let (mut zip, (from, mut sha256)) = match vendor {
+        Some(v) => {
+            let mut bytes = v.bytes;
+            bytes.reserve(room);
+            let zip = ZipWriter::new_append(Cursor::new(bytes))
+                .map_err(|e| Error::invalid(v.path.display().to_string(), e.to_string()))?;
+            // Our entries start where the vendored block ends: that block is what was hashed.
+            if zip.get_ref().map(|c| c.position()) != Some(v.block.len as u64) {
+                return Err(Error::invalid(
+                    v.path.display().to_string(),
+                    "its entries do not end where its central directory starts",
+                ));
+            }
+            (zip, (v.block.len, v.block.sha256))
+        }
+        None => (
+            ZipWriter::new(Cursor::new(Vec::with_capacity(room))),
+            (0, Sha256::new()),
+        ),
+    };
+    // With a vendored block, nothing of ours may lie among its entries.
+    let vendored = has_block.then(|| format!("{root}{}/", crate::vendor::VENDOR_DIR));
     for (name, bytes) in &own {
         check_entry_path(name)?;
+        if vendored.as_ref().is_some_and(|v| name.starts_with(v)) {
+            return Err(Error::invalid(
+                BUNDLE,
+                format!("entry {name:?} lies among the vendored crates"),
+            ));
+        }
         zip.start_file(name.as_str(), options).map_err(fail)?;
         zip.write_all(bytes)
             .map_err(|e| Error::invalid(BUNDLE, e.to_string()))?;
     }
-    if let Some(v) = vendor {
-        // The vendored block is appended whole; the bundle stays sorted because `vendor/` sorts
-        // after every other entry, and the fragment was stamped with this bundle's time.
-        if let Some((last, _)) = own.last() {
-            if *last >= v.first {
-                return Err(Error::invalid(
-                    BUNDLE,
-                    format!("entry {last:?} would sort after the vendored crates"),
-                ));
-            }
-        }
-        let file = std::fs::File::open(&v.zip).map_err(|e| Error::io(&v.zip, e))?;
-        let fragment = zip::ZipArchive::new(std::io::BufReader::with_capacity(1 << 20, file))
-            .map_err(|e| Error::invalid(v.zip.display().to_string(), e.to_string()))?;
-        if fragment.len() != v.entries {
-            return Err(Error::invalid(
-                "vendor fragment",
-                "its entries differ from its listing",
-            ));
-        }
-        zip.merge_archive(fragment).map_err(fail)?;
-    }
-    Ok(zip.finish().map_err(fail)?.into_inner())
+    let written = zip.finish().map_err(fail)?;
+    // Written over the fragment's own directory: the bundle ends where the writing stopped.
+    let end = usize::try_from(written.position()).unwrap_or(usize::MAX);
+    let mut bytes = written.into_inner();
+    bytes.truncate(end);
+    sha256.update(
+        bytes
+            .get(from..)
+            .ok_or_else(|| Error::invalid(BUNDLE, "shorter than its vendored block"))?,
+    );
+    Ok(Bundle {
+        sha256: HexDigest::of_digest(&sha256.finalize()),
+        bytes,
+    })
 }
 
 #[cfg(test)]
@@ -480,13 +505,14 @@ mod tests {
         e.insert("b/x.txt".to_string(), b"x".to_vec());
         e.insert("a.txt".to_string(), b"aaaa".to_vec());
         let one = bundle(&e, None, 1_795_996_800).unwrap();
-        assert_eq!(one, bundle(&e, None, 1_795_996_800).unwrap());
+        assert_eq!(one.bytes, bundle(&e, None, 1_795_996_800).unwrap().bytes);
+        assert_eq!(one.sha256, HexDigest::sha256(&one.bytes));
         assert_ne!(
-            one,
-            bundle(&e, None, 1_795_996_802).unwrap(),
+            one.bytes,
+            bundle(&e, None, 1_795_996_802).unwrap().bytes,
             "the timestamp is recorded"
         );
-        let back = crate::archive::read_all(&one).unwrap();
+        let back = crate::archive::read_all(&one.bytes).unwrap();
         let names: Vec<_> = back.keys().cloned().collect();
         let top = crate::layout::bundle_root();
         assert_eq!(
@@ -507,6 +533,88 @@ mod tests {
                 ("a.txt".to_string(), HexDigest::sha256(b"aaaa")),
                 ("b/x.txt".to_string(), HexDigest::sha256(b"x"))
             ]
+        );
+    }
+
+    /// A fragment of two vendored files, as `vendor::fragment` lays one out.
+    fn fragment(room: usize) -> crate::vendor::Fragment {
+        let top = crate::layout::bundle_root();
+        let options = SimpleFileOptions::default()
+            .last_modified_time(zip_time(1_795_996_800).unwrap())
+            .unix_permissions(0o644);
+        let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+        let mut listing = String::new();
+        for (rel, body) in [
+            ("demo-0.1.0/Cargo.toml", "[package]\n"),
+            ("demo-0.1.0/src/lib.rs", ""),
+        ] {
+            w.start_file(format!("{top}vendor/{rel}"), options).unwrap();
+            w.write_all(body.as_bytes()).unwrap();
+            listing.push_str(&format!(
+                "{}  vendor/{rel}\n",
+                HexDigest::sha256(body.as_bytes())
+            ));
+        }
+        let mut bytes = w.finish().unwrap().into_inner();
+        bytes.reserve_exact(room);
+        crate::vendor::Fragment::from_zip(bytes, listing, "fragment.zip".into()).unwrap()
+    }
+
+    #[test]
+    fn the_vendored_block_comes_first_and_the_digest_is_the_whole_bundles() {
+        let top = crate::layout::bundle_root();
+        let mut e = BTreeMap::new();
+        e.insert("a.txt".to_string(), b"aaaa".repeat(1000));
+        e.insert("z.txt".to_string(), b"z".to_vec());
+        // With no room left in the fragment's buffer, and with plenty: the same bytes.
+        let tight = fragment(0);
+        let block = tight.bytes[..tight.block.len].to_vec();
+        let one = bundle(&e, Some(tight), 1_795_996_800).unwrap();
+        let roomy = bundle(&e, Some(fragment(1 << 20)), 1_795_996_800).unwrap();
+        assert_eq!(one.bytes, roomy.bytes);
+        assert_eq!(
+            one.sha256,
+            HexDigest::sha256(&one.bytes),
+            "digest of every byte"
+        );
+        assert!(
+            one.bytes.starts_with(&block),
+            "the vendored entries are copied raw, first"
+        );
+        let back = crate::archive::read_all(&one.bytes).unwrap();
+        let names: Vec<String> =
+            crate::archive::central_directory(&one.bytes, &crate::archive::BUNDLE_LIMITS)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.name)
+                .collect();
+        assert_eq!(
+            names,
+            [
+                format!("{top}vendor/demo-0.1.0/Cargo.toml"),
+                format!("{top}vendor/demo-0.1.0/src/lib.rs"),
+                format!("{top}INVENTORY.sha256"),
+                format!("{top}a.txt"),
+                format!("{top}z.txt"),
+            ]
+        );
+        assert_eq!(
+            back[&format!("{top}vendor/demo-0.1.0/Cargo.toml")],
+            b"[package]\n"
+        );
+        assert_eq!(back[&format!("{top}a.txt")], b"aaaa".repeat(1000));
+        let inventory = std::str::from_utf8(&back[&format!("{top}INVENTORY.sha256")]).unwrap();
+        assert_eq!(
+            parse_sums("inv", inventory).unwrap().last().unwrap().0,
+            "vendor/demo-0.1.0/src/lib.rs"
+        );
+
+        // An entry of our own among the vendored crates is refused.
+        e.insert("vendor/demo-0.1.0/extra.rs".to_string(), b"".to_vec());
+        let err = bundle(&e, Some(fragment(0)), 1_795_996_800).unwrap_err();
+        assert!(
+            err.to_string().contains("lies among the vendored crates"),
+            "{err}"
         );
     }
 

@@ -264,7 +264,7 @@ pub fn package(
     inputs: &Inputs,
     computed: &Computed,
     sources: BTreeMap<String, Vec<u8>>,
-    fragment: Option<&vendor::Fragment>,
+    fragment: Option<vendor::Fragment>,
     source_date_epoch: i64,
 ) -> Result<()> {
     dist.add(
@@ -305,10 +305,8 @@ pub fn package(
             entries.insert(at, bytes.to_vec());
         }
     }
-    dist.add(
-        OutputFile::Bundle.path(),
-        package::bundle(&entries, fragment, source_date_epoch)?,
-    )
+    let bundle = package::bundle(&entries, fragment, source_date_epoch)?;
+    dist.add_hashed(OutputFile::Bundle.path(), bundle.bytes, bundle.sha256)
 }
 
 /// Runs the build's own checks, adds their report, then SHA256SUMS. A failed check is an error
@@ -403,7 +401,7 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
         &inputs,
         &computed,
         sources,
-        Some(&fragment),
+        Some(fragment),
         epoch,
     )?;
     timings.lap("provenance and bundle");

@@ -14,14 +14,16 @@
 //!
 //! The vendored part depends only on Cargo.lock, the plan, the bundle's folder name and its
 //! timestamp, so it is made once (compressed at the best level) into a zip fragment kept in
-//! `data/crates/`, which each bundle appends raw, in one block (`vendor/` sorts after every other
-//! entry of the bundle).
+//! `data/crates/`, which each bundle copies raw, in one block, as its first entries; the block's
+//! SHA-256 state is computed on a second core while the build verifies its inputs, and the
+//! bundle's digest continues from it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::fetch::{self, Found};
@@ -41,6 +43,11 @@ const FRAGMENT_FORMAT: &str = "scenario-ratios vendor fragment 2";
 /// Largest `.crate` archive accepted, and largest unpacked crate.
 const MAX_CRATE_BYTES: u64 = 32 << 20;
 const MAX_UNPACKED_BYTES: u64 = 256 << 20;
+/// Largest vendor fragment read back from the cache.
+const MAX_FRAGMENT_BYTES: u64 = 64 << 20;
+/// Room a fragment's buffer keeps after its bytes for the rest of the bundle (our entries
+/// compress to under a megabyte), so that the bundle grows in place.
+const BUNDLE_ROOM: usize = 4 << 20;
 
 /// A registry crate as Cargo.lock pins it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -180,14 +187,24 @@ type Files = BTreeMap<String, Vec<u8>>;
 /// inventory ends with.
 #[derive(Debug, Clone)]
 pub struct Fragment {
-    /// The fragment's zip in the crate cache, merged into each bundle straight from the file.
-    pub zip: PathBuf,
-    /// Its size in bytes.
-    pub size: u64,
+    /// The fragment's zip, read whole into a buffer with room for the rest of the bundle: the
+    /// bundle is written on top of it, its entries first.
+    pub bytes: Vec<u8>,
+    /// Where it is kept, for messages.
+    pub path: PathBuf,
     pub listing: String,
-    /// Number of entries, and the first entry's name (the bundle checks its own sort before it).
+    /// Number of entries.
     pub entries: usize,
-    pub first: String,
+    pub block: Block,
+}
+
+/// How long a fragment's entries are (all its bytes before its central directory, which a
+/// bundle keeps as its first bytes) and their SHA-256 so far, computed on the second core: the
+/// bundle's digest continues from it rather than hashing those megabytes again.
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub len: usize,
+    pub sha256: Sha256,
 }
 
 fn vendor_error(krate: &LockedCrate, message: impl Into<String>) -> Error {
@@ -438,7 +455,7 @@ pub fn fragment(
     };
     let zip_path = sources.cache_dir.join(format!("vendor-{}.zip", &key[..16]));
     let sums_path = zip_path.with_extension("sha256");
-    if let Some(f) = cached_fragment(&zip_path, &sums_path, prefix) {
+    if let Some(f) = cached_fragment(&zip_path, &sums_path) {
         return Ok(f);
     }
     let crates = locked_crates(lock_text)?;
@@ -469,8 +486,6 @@ pub fn fragment(
     let fail = |e: String| Error::invalid("vendor fragment", e);
     let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let mut listing = String::new();
-    let mut first = None;
-    let mut count = 0;
     for krate in &crates {
         let stub = plan.stubs.contains(&krate.id());
         for (rel, bytes) in vendored(krate, stub, sources)? {
@@ -484,40 +499,64 @@ pub fn fragment(
                 HexDigest::sha256(&bytes),
                 krate.dir()
             ));
-            first.get_or_insert(name);
-            count += 1;
         }
     }
     let zip = w.finish().map_err(|e| fail(e.to_string()))?.into_inner();
     fetch::store(&zip_path, &zip)?;
     fetch::store(&sums_path, listing.as_bytes())?;
-    Ok(Fragment {
-        zip: zip_path,
-        size: zip.len() as u64,
-        listing,
-        entries: count,
-        first: first.unwrap_or_default(),
+    drop(zip);
+    // Read back as every later build reads it, so that the block is hashed from the file merged.
+    cached_fragment(&zip_path, &sums_path).ok_or_else(|| {
+        Error::invalid(
+            zip_path.display().to_string(),
+            "the vendor fragment just written does not read back",
+        )
     })
 }
 
 /// A fragment made before, when its listing has one line per entry of the zip (the bundle is
 /// checked entry by entry against its inventory by the build's own checks and by `verify`).
-fn cached_fragment(zip_path: &Path, sums_path: &Path, prefix: &str) -> Option<Fragment> {
+fn cached_fragment(zip_path: &Path, sums_path: &Path) -> Option<Fragment> {
     let listing = crate::fetch::read_text_if_readable(sums_path, MAX_CRATE_BYTES)?;
-    let (entries, size) = crate::archive::entry_count_of_file(zip_path).ok()?;
-    let entries = entries as usize;
-    let lines = listing.bytes().filter(|&b| b == b'\n').count();
-    let first = format!("{prefix}{}", listing.lines().next()?.split_once("  ")?.1);
-    let fits = entries == lines
-        && listing.ends_with('\n')
-        && first.starts_with(&format!("{prefix}{VENDOR_DIR}/"));
-    fits.then_some(Fragment {
-        first,
-        zip: zip_path.to_path_buf(),
-        size,
-        listing,
-        entries,
-    })
+    let size = std::fs::metadata(zip_path)
+        .ok()
+        .filter(|m| m.is_file() && m.len() <= MAX_FRAGMENT_BYTES)?
+        .len();
+    let mut bytes = Vec::with_capacity(size as usize + BUNDLE_ROOM);
+    std::fs::File::open(zip_path)
+        .ok()?
+        .take(MAX_FRAGMENT_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Fragment::from_zip(bytes, listing, zip_path.to_path_buf())
+}
+
+impl Fragment {
+    /// The fragment in the zip `bytes`, when `listing` has one line per entry, under `vendor/`;
+    /// its block is hashed here.
+    pub fn from_zip(bytes: Vec<u8>, listing: String, path: PathBuf) -> Option<Fragment> {
+        let tail = crate::archive::tail(&bytes).ok()?;
+        let entries = usize::try_from(tail.entries).ok()?;
+        let lines = listing.bytes().filter(|&b| b == b'\n').count();
+        let first = listing.lines().next()?.split_once("  ")?.1;
+        let fits = entries == lines
+            && listing.ends_with('\n')
+            && first.starts_with(&format!("{VENDOR_DIR}/"));
+        if !fits {
+            return None;
+        }
+        let block = Block {
+            len: tail.dir_start,
+            sha256: Sha256::new_with_prefix(&bytes[..tail.dir_start]),
+        };
+        Some(Fragment {
+            bytes,
+            path,
+            listing,
+            entries,
+            block,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -74,7 +74,11 @@ z = zipfile.ZipFile(path)
 bad = z.testzip()
 assert bad is None, f"corrupt entry {bad}"
 names = [i.filename for i in z.infolist()]
-assert names == sorted(names), "entries sorted"
+vendored = [n for n in names if n.startswith(folder + "/vendor/")]
+assert vendored and names[:len(vendored)] == sorted(vendored), "the vendored crates first, sorted"
+rest = names[len(vendored):]
+assert rest == sorted(rest) and not any(n.startswith(folder + "/vendor/") for n in rest), \
+    "then every other entry, sorted"
 assert os.path.getsize(path) <= 15 * 2**20, f"{os.path.getsize(path)} bytes, more than 15 MiB"
 top = {n.split("/")[0] for n in names}
 assert top == {folder}, f"one top-level folder, found {sorted(top)[:5]}"

@@ -146,7 +146,9 @@ fn rewrite_bundle(out: &Path, edit: impl FnOnce(&mut BTreeMap<String, Vec<u8>>))
         .collect();
     entries.remove(scenario_ratios::layout::INVENTORY);
     edit(&mut entries);
-    let bytes = scenario_ratios::package::bundle(&entries, None, 1_795_996_800).unwrap();
+    let bytes = scenario_ratios::package::bundle(&entries, None, 1_795_996_800)
+        .unwrap()
+        .bytes;
     std::fs::write(&zip, &bytes).unwrap();
     let fixed: String = sums(out)
         .lines()
