@@ -8,9 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use askama::Template;
 
 use super::{template, ArticleData};
-use crate::analysis::Unmatched;
+use crate::analysis::{Analysis, Unmatched};
 use crate::evidence::{round_sig, Check, Checks, Status};
 use crate::format::{percent, points, short_commit, tokens};
+use crate::highlight::Highlight;
 use crate::inputs::InputKind;
 
 /// Inline values by name, and the names the data could not provide, with the reason.
@@ -59,9 +60,23 @@ struct ChecksVerdict<'a> {
 
 /// Every value the results provide.
 pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
-    let a = data.analysis;
-    let c = &a.counts;
     let mut v = Values::default();
+    counts(&mut v, data.analysis)?;
+    v.put("span_pp", points(data.highlights.span_pp));
+    spread(&mut v, data.analysis);
+    for h in &data.highlights.highlights {
+        highlight(&mut v, data, h);
+    }
+    span_order(&mut v, data)?;
+    checks(&mut v, data.checks)?;
+    sources(&mut v, data);
+    rebuild(&mut v, data);
+    Ok(v)
+}
+
+/// The counts of the scope walk-through and the matching, and the sentence on unmatched rows.
+fn counts(v: &mut Values, a: &Analysis) -> crate::Result<()> {
+    let c = &a.counts;
     v.put("round", a.round.clone());
     v.put("rows", c.rows.to_string());
     v.put("closed", c.closed.to_string());
@@ -81,8 +96,12 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
             "text/unmatched.txt",
         )?,
     );
-    v.put("span_pp", points(data.highlights.span_pp));
+    Ok(())
+}
 
+/// The lowest and highest ratio of all pairs, and the benchmarks with the lowest and highest
+/// median.
+fn spread(v: &mut Values, a: &Analysis) {
     let ratios = a.pairs.iter().map(|p| p.ratio);
     match (
         ratios.clone().min_by(|x, y| x.0.total_cmp(&y.0)),
@@ -116,74 +135,79 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
             }
         }
     }
+}
 
-    for h in &data.highlights.highlights {
-        let key = |f: &str| format!("hl.{}.{f}", h.id);
-        let Some(p) = a.pair(h.offline_id) else {
-            continue;
-        };
-        v.put(key("label"), h.label.clone());
-        v.put(key("ratio"), percent(h.ratio));
-        // What the prose may say of the two rates: "loss" only where Server is below Offline, so
-        // a sentence that says the system gives something up cannot outlive data that say not.
-        if h.ratio.0 < 1.0 {
-            v.put(key("loss"), format!("{:.2} %", 100.0 - h.ratio.percent()));
-        } else {
-            v.missing(
-                key("loss"),
-                format!("{}'s Server rate is not below its Offline rate", h.label),
-            );
-        }
-        if h.ratio.0 > 1.0 {
-            v.put(key("gain"), format!("{:.2} %", h.ratio.percent() - 100.0));
-        } else {
-            v.missing(
-                key("gain"),
-                format!("{}'s Server rate is not above its Offline rate", h.label),
-            );
-        }
-        v.put(
-            key("relation"),
-            match h.ratio.0.partial_cmp(&1.0) {
-                Some(std::cmp::Ordering::Greater) => "above",
-                Some(std::cmp::Ordering::Less) => "below",
-                _ => "equal to",
-            },
+/// The values of one highlight: its label, ratio, rates and rows, and the checker's bounds for
+/// its benchmark.
+fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
+    let key = |f: &str| format!("hl.{}.{f}", h.id);
+    let Some(p) = data.analysis.pair(h.offline_id) else {
+        return;
+    };
+    v.put(key("label"), h.label.clone());
+    v.put(key("ratio"), percent(h.ratio));
+    // What the prose may say of the two rates: "loss" only where Server is below Offline, so
+    // a sentence that says the system gives something up cannot outlive data that say not.
+    if h.ratio.0 < 1.0 {
+        v.put(key("loss"), format!("{:.2} %", 100.0 - h.ratio.percent()));
+    } else {
+        v.missing(
+            key("loss"),
+            format!("{}'s Server rate is not below its Offline rate", h.label),
         );
-        v.put(key("offline"), tokens(p.offline));
-        v.put(key("server"), tokens(p.server));
-        v.put(key("offline_id"), p.offline_id.to_string());
-        v.put(key("server_id"), p.server_id.to_string());
-        v.put(key("model"), p.model.clone());
-        v.put(key("system"), p.system_name.clone());
-        // The checker's bounds for this highlight's benchmark, by metric name.
-        let pct = |m: Option<f64>| format!("{} %", round_sig(m.unwrap_or(1.0) * 100.0, 6));
-        match data.facts.models.get(&p.benchmark) {
-            None => v.missing(
-                key("target.*"),
-                format!("the checker facts hold no bounds for {}", p.benchmark),
-            ),
-            Some(mf) => {
-                for b in &mf.accuracy_targets {
-                    v.put(key(&format!("target.{}", b.metric)), round_sig(b.value, 6));
-                    v.put(
-                        key(&format!("reference.{}", b.metric)),
-                        round_sig(b.reference, 10),
-                    );
-                    v.put(key(&format!("multiplier.{}", b.metric)), pct(b.multiplier));
-                }
-                for b in &mf.accuracy_upper_limits {
-                    v.put(key(&format!("upper.{}", b.metric)), pct(b.multiplier));
-                    v.put(
-                        key(&format!("upper_value.{}", b.metric)),
-                        round_sig(b.value, 6),
-                    );
-                }
+    }
+    if h.ratio.0 > 1.0 {
+        v.put(key("gain"), format!("{:.2} %", h.ratio.percent() - 100.0));
+    } else {
+        v.missing(
+            key("gain"),
+            format!("{}'s Server rate is not above its Offline rate", h.label),
+        );
+    }
+    v.put(
+        key("relation"),
+        match h.ratio.0.partial_cmp(&1.0) {
+            Some(std::cmp::Ordering::Greater) => "above",
+            Some(std::cmp::Ordering::Less) => "below",
+            _ => "equal to",
+        },
+    );
+    v.put(key("offline"), tokens(p.offline));
+    v.put(key("server"), tokens(p.server));
+    v.put(key("offline_id"), p.offline_id.to_string());
+    v.put(key("server_id"), p.server_id.to_string());
+    v.put(key("model"), p.model.clone());
+    v.put(key("system"), p.system_name.clone());
+    // The checker's bounds for this highlight's benchmark, by metric name.
+    let pct = |m: Option<f64>| format!("{} %", round_sig(m.unwrap_or(1.0) * 100.0, 6));
+    match data.facts.models.get(&p.benchmark) {
+        None => v.missing(
+            key("target.*"),
+            format!("the checker facts hold no bounds for {}", p.benchmark),
+        ),
+        Some(mf) => {
+            for b in &mf.accuracy_targets {
+                v.put(key(&format!("target.{}", b.metric)), round_sig(b.value, 6));
+                v.put(
+                    key(&format!("reference.{}", b.metric)),
+                    round_sig(b.reference, 10),
+                );
+                v.put(key(&format!("multiplier.{}", b.metric)), pct(b.multiplier));
+            }
+            for b in &mf.accuracy_upper_limits {
+                v.put(key(&format!("upper.{}", b.metric)), pct(b.multiplier));
+                v.put(
+                    key(&format!("upper_value.{}", b.metric)),
+                    round_sig(b.value, 6),
+                );
             }
         }
     }
+}
 
-    // Does the span group order its workloads as the benchmarks' medians do?
+/// Whether the span group orders its workloads as the benchmarks' medians do, as a sentence.
+fn span_order(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let a = data.analysis;
     let mut span: Vec<(f64, &str)> = data
         .highlights
         .highlights
@@ -215,15 +239,19 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
         )?,
     );
 
-    let checked_rows: BTreeSet<_> = data.checks.items.iter().map(|c| c.row).collect();
+    Ok(())
+}
+
+/// How many rows were checked against their logs, and the verdict sentence.
+fn checks(v: &mut Values, checks: &Checks) -> crate::Result<()> {
+    let checked_rows: BTreeSet<_> = checks.items.iter().map(|c| c.row).collect();
     v.put("checked_rows", checked_rows.len().to_string());
     v.put(
         "checks_verdict",
         template(
             &ChecksVerdict {
-                checks: data.checks,
-                failed: data
-                    .checks
+                checks,
+                failed: checks
                     .items
                     .iter()
                     .filter(|i| i.status == Status::Fail)
@@ -232,6 +260,11 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
             "text/checks-verdict.txt",
         )?,
     );
+    Ok(())
+}
+
+/// Where the checker facts, the summary and the logs come from.
+fn sources(v: &mut Values, data: &ArticleData<'_>) {
     let src = &data.facts.source;
     v.put(
         "checker_source",
@@ -290,6 +323,10 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
             }
         }
     }
+}
+
+/// What the reader's rebuild needs and covers.
+fn rebuild(v: &mut Values, data: &ArticleData<'_>) {
     v.put("input_count", data.manifest.inputs.len().to_string());
     v.put("tool", data.tool.to_string());
     v.put("rust_version", env!("CARGO_PKG_RUST_VERSION").to_string());
@@ -304,5 +341,4 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
         },
     );
     v.put("bundle_folder", crate::layout::bundle_folder());
-    Ok(v)
 }
