@@ -156,11 +156,27 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
         .collect()
 }
 
-/// Every block the prose may place.
+/// Every block the prose may place, by name.
 pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
+    type Render = fn(&ArticleData<'_>) -> Result<String>;
+    let all: [(&str, Render); 7] = [
+        ("figure-highlights", figure_highlights),
+        ("figure-pairs", figure_pairs),
+        ("steps", steps),
+        ("checks", checks),
+        ("pairs", pairs),
+        ("inputs", inputs),
+        ("downloads", download_list),
+    ];
+    all.into_iter()
+        .map(|(name, render)| Ok((name.to_string(), render(data)?)))
+        .collect()
+}
+
+/// Figure 1 in its two layouts, with the table of its numbers.
+fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
     let figures = data.figures;
     let a = data.analysis;
-    let mut b = Blocks::new();
     let rows = data
         .highlights
         .highlights
@@ -176,52 +192,57 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    b.insert(
-        "figure-highlights".into(),
-        template(
-            &FigureHighlightsBlock {
-                wide: &figures.highlights.0,
-                narrow: &figures.highlights_narrow.0,
-                rows,
-                span: points(data.highlights.span_pp),
-                span_count: count_word(
-                    data.highlights
-                        .highlights
-                        .iter()
-                        .filter(|h| h.in_span)
-                        .count(),
-                )?,
-            },
-            "blocks/figure-highlights.html",
-        )?,
-    );
-    let stats = &a.benchmarks;
-    b.insert(
-        "figure-pairs".into(),
-        template(
-            &FigurePairsBlock {
-                wide: &figures.pairs.0,
-                narrow: &figures.pairs_narrow.0,
-                rows: stats
+    template(
+        &FigureHighlightsBlock {
+            wide: &figures.highlights.0,
+            narrow: &figures.highlights_narrow.0,
+            rows,
+            span: points(data.highlights.span_pp),
+            span_count: count_word(
+                data.highlights
+                    .highlights
                     .iter()
-                    .map(|s| BenchmarkRow {
-                        benchmark: s.benchmark.clone(),
-                        pairs: s.pairs,
-                        min: percent(s.min),
-                        median: percent(s.median),
-                        max: percent(s.max),
-                    })
-                    .collect(),
-                pairs: a.pairs.len(),
-            },
-            "blocks/figure-pairs.html",
-        )?,
-    );
-    b.insert(
-        "steps".into(),
-        template(&StepsBlock { steps: &a.steps }, "blocks/steps.html")?,
-    );
+                    .filter(|h| h.in_span)
+                    .count(),
+            )?,
+        },
+        "blocks/figure-highlights.html",
+    )
+}
 
+/// Figure 2 in its two layouts, with the medians by benchmark.
+fn figure_pairs(data: &ArticleData<'_>) -> Result<String> {
+    let figures = data.figures;
+    let a = data.analysis;
+    let stats = &a.benchmarks;
+    template(
+        &FigurePairsBlock {
+            wide: &figures.pairs.0,
+            narrow: &figures.pairs_narrow.0,
+            rows: stats
+                .iter()
+                .map(|s| BenchmarkRow {
+                    benchmark: s.benchmark.clone(),
+                    pairs: s.pairs,
+                    min: percent(s.min),
+                    median: percent(s.median),
+                    max: percent(s.max),
+                })
+                .collect(),
+            pairs: a.pairs.len(),
+        },
+        "blocks/figure-pairs.html",
+    )
+}
+
+/// The scope walk-through: rows left after each filter.
+fn steps(data: &ArticleData<'_>) -> Result<String> {
+    let a = data.analysis;
+    template(&StepsBlock { steps: &a.steps }, "blocks/steps.html")
+}
+
+/// The checks of the highlighted rows: one line per row, then every check.
+fn checks(data: &ArticleData<'_>) -> Result<String> {
     let mut check_rows = Vec::new();
     let mut seen = BTreeSet::new();
     for item in &data.checks.items {
@@ -253,70 +274,69 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
             accuracy: acc,
         });
     }
-    b.insert(
-        "checks".into(),
-        template(
-            &ChecksBlock {
-                rows: check_rows,
-                items: &data.checks.items,
-            },
-            "blocks/checks.html",
-        )?,
-    );
+    template(
+        &ChecksBlock {
+            rows: check_rows,
+            items: &data.checks.items,
+        },
+        "blocks/checks.html",
+    )
+}
 
+/// Every matched pair, the highlighted ones marked.
+fn pairs(data: &ArticleData<'_>) -> Result<String> {
+    let a = data.analysis;
     let highlighted: BTreeSet<_> = data
         .highlights
         .highlights
         .iter()
         .map(|h| h.offline_id)
         .collect();
-    b.insert(
-        "pairs".into(),
-        template(
-            &PairsBlock {
-                rows: a
-                    .pairs
-                    .iter()
-                    .map(|p| PairRow {
-                        pair: p,
-                        offline: tokens(p.offline),
-                        server: tokens(p.server),
-                        ratio: percent(p.ratio),
-                        highlighted: highlighted.contains(&p.offline_id),
-                    })
-                    .collect(),
-            },
-            "blocks/pairs.html",
-        )?,
-    );
-    b.insert(
-        "inputs".into(),
-        template(
-            &InputsBlock {
-                rows: data
-                    .manifest
-                    .inputs
-                    .iter()
-                    .map(|pin| InputRow {
-                        pin,
-                        commit: short_commit(&pin.commit),
-                        size: grouped(pin.size as f64, 0),
-                    })
-                    .collect(),
-            },
-            "blocks/inputs.html",
-        )?,
-    );
-    b.insert(
-        "downloads".into(),
-        template(
-            &DownloadsBlock {
-                files: data.downloads,
-            },
-            "blocks/downloads.html",
-        )?,
-    );
-    Ok(b)
+    template(
+        &PairsBlock {
+            rows: a
+                .pairs
+                .iter()
+                .map(|p| PairRow {
+                    pair: p,
+                    offline: tokens(p.offline),
+                    server: tokens(p.server),
+                    ratio: percent(p.ratio),
+                    highlighted: highlighted.contains(&p.offline_id),
+                })
+                .collect(),
+        },
+        "blocks/pairs.html",
+    )
+}
+
+/// The pinned inputs.
+fn inputs(data: &ArticleData<'_>) -> Result<String> {
+    template(
+        &InputsBlock {
+            rows: data
+                .manifest
+                .inputs
+                .iter()
+                .map(|pin| InputRow {
+                    pin,
+                    commit: short_commit(&pin.commit),
+                    size: grouped(pin.size as f64, 0),
+                })
+                .collect(),
+        },
+        "blocks/inputs.html",
+    )
+}
+
+/// The published files, each with its size and SHA-256.
+fn download_list(data: &ArticleData<'_>) -> Result<String> {
+    template(
+        &DownloadsBlock {
+            files: data.downloads,
+        },
+        "blocks/downloads.html",
+    )
 }
 
 #[cfg(test)]
