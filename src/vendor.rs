@@ -453,10 +453,11 @@ pub fn fragment(
             format!("{FRAGMENT_FORMAT}\n{prefix}\n{source_date_epoch}\n{plan_json}\n{lock_text}");
         HexDigest::sha256(material.as_bytes()).to_string()
     };
-    let zip_path = sources.cache_dir.join(format!("vendor-{}.zip", &key[..16]));
-    let sums_path = zip_path.with_extension("sha256");
-    if let Some(f) = cached_fragment(&zip_path, &sums_path) {
-        return Ok(f);
+    let files = FragmentFiles::new(&sources.cache_dir, &key[..16]);
+    match files.read() {
+        Ok(Some(f)) => return Ok(f),
+        Ok(None) => {}
+        Err(why) => eprintln!("warning: {}: {why}; making it again", files.zip.display()),
     }
     let crates = locked_crates(lock_text)?;
     let unknown: Vec<&String> = plan
@@ -502,66 +503,170 @@ pub fn fragment(
         }
     }
     let zip = w.finish().map_err(|e| fail(e.to_string()))?.into_inner();
-    fetch::store(&zip_path, &zip)?;
-    fetch::store(&sums_path, listing.as_bytes())?;
+    files.write(&zip, &listing)?;
     drop(zip);
-    // Read back as every later build reads it, so that the block is hashed from the file merged.
-    cached_fragment(&zip_path, &sums_path).ok_or_else(|| {
-        Error::invalid(
-            zip_path.display().to_string(),
+    // Read back as every later build reads it, so that the block is hashed from the bytes merged.
+    match files.read() {
+        Ok(Some(f)) => Ok(f),
+        Ok(None) => Err(Error::invalid(
+            files.zip.display().to_string(),
             "the vendor fragment just written does not read back",
-        )
-    })
+        )),
+        Err(why) => Err(Error::invalid(files.zip.display().to_string(), why)),
+    }
 }
 
-/// A fragment made before, when its listing has one line per entry of the zip (the bundle is
-/// checked entry by entry against its inventory by the build's own checks and by `verify`).
-fn cached_fragment(zip_path: &Path, sums_path: &Path) -> Option<Fragment> {
-    let listing = crate::fetch::read_text_if_readable(sums_path, MAX_CRATE_BYTES)?;
-    let size = std::fs::metadata(zip_path)
-        .ok()
-        .filter(|m| m.is_file() && m.len() <= MAX_FRAGMENT_BYTES)?
-        .len();
-    let mut bytes = Vec::with_capacity(size as usize + BUNDLE_ROOM);
-    std::fs::File::open(zip_path)
-        .ok()?
-        .take(MAX_FRAGMENT_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Fragment::from_zip(bytes, listing, zip_path.to_path_buf())
+/// The files that keep one fragment in the crate cache: the zip, its inventory lines, and the
+/// zip's SHA-256 in `sha256sum` form, written last (a fragment without it was never finished).
+struct FragmentFiles {
+    zip: PathBuf,
+    listing: PathBuf,
+    digest: PathBuf,
+}
+
+impl FragmentFiles {
+    fn new(cache_dir: &Path, key: &str) -> Self {
+        let zip = cache_dir.join(format!("vendor-{key}.zip"));
+        FragmentFiles {
+            listing: zip.with_extension("listing"),
+            digest: zip.with_extension("zip.sha256"),
+            zip,
+        }
+    }
+
+    fn write(&self, zip: &[u8], listing: &str) -> Result<()> {
+        fetch::store(&self.zip, zip)?;
+        fetch::store(&self.listing, listing.as_bytes())?;
+        let name = self.zip.file_name().unwrap_or_default().to_string_lossy();
+        fetch::store(
+            &self.digest,
+            format!("{}  {name}\n", HexDigest::sha256(zip)).as_bytes(),
+        )
+    }
+
+    /// The fragment made before: `None` when it was never finished (no recorded digest), an
+    /// error saying what is wrong when its files do not agree with each other or the digest.
+    fn read(&self) -> std::result::Result<Option<Fragment>, String> {
+        let Some(recorded) = crate::fetch::read_text_if_readable(&self.digest, 200) else {
+            return Ok(None);
+        };
+        let expected = recorded
+            .split_once("  ")
+            .and_then(|(d, _)| HexDigest::parse_sha256(d))
+            .ok_or("its recorded SHA-256 is not a sha256sum line")?;
+        let size = std::fs::metadata(&self.zip)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= MAX_FRAGMENT_BYTES)
+            .ok_or("missing, or not a regular file of a sane size")?
+            .len();
+        let mut bytes = Vec::with_capacity(size as usize + BUNDLE_ROOM);
+        std::fs::File::open(&self.zip)
+            .and_then(|f| f.take(MAX_FRAGMENT_BYTES).read_to_end(&mut bytes))
+            .map_err(|e| e.to_string())?;
+        let listing = crate::fetch::read_text_if_readable(&self.listing, MAX_CRATE_BYTES)
+            .ok_or("its listing is missing or unreadable")?;
+        let fragment = Fragment::from_zip(bytes, listing, self.zip.clone())?;
+        let got = fragment.sha256();
+        if got != expected {
+            return Err(format!(
+                "vendor fragment SHA-256 mismatch: expected {expected}, got {got}"
+            ));
+        }
+        Ok(Some(fragment))
+    }
 }
 
 impl Fragment {
     /// The fragment in the zip `bytes`, when `listing` has one line per entry, under `vendor/`;
     /// its block is hashed here.
-    pub fn from_zip(bytes: Vec<u8>, listing: String, path: PathBuf) -> Option<Fragment> {
-        let tail = crate::archive::tail(&bytes).ok()?;
-        let entries = usize::try_from(tail.entries).ok()?;
+    pub fn from_zip(
+        bytes: Vec<u8>,
+        listing: String,
+        path: PathBuf,
+    ) -> std::result::Result<Fragment, String> {
+        let tail = crate::archive::tail(&bytes)?;
         let lines = listing.bytes().filter(|&b| b == b'\n').count();
-        let first = listing.lines().next()?.split_once("  ")?.1;
-        let fits = entries == lines
-            && listing.ends_with('\n')
-            && first.starts_with(&format!("{VENDOR_DIR}/"));
-        if !fits {
-            return None;
+        let under_vendor = listing
+            .lines()
+            .next()
+            .and_then(|l| l.split_once("  "))
+            .is_some_and(|(_, p)| p.starts_with(&format!("{VENDOR_DIR}/")));
+        if usize::try_from(tail.entries).ok() != Some(lines)
+            || !listing.ends_with('\n')
+            || !under_vendor
+        {
+            return Err(format!(
+                "its listing ({lines} lines) does not match its {} entries under {VENDOR_DIR}/",
+                tail.entries
+            ));
         }
         let block = Block {
             len: tail.dir_start,
             sha256: Sha256::new_with_prefix(&bytes[..tail.dir_start]),
         };
-        Some(Fragment {
+        Ok(Fragment {
             bytes,
             path,
             listing,
-            entries,
+            entries: lines,
             block,
         })
+    }
+
+    /// The SHA-256 of the whole fragment, continued from its block's.
+    pub fn sha256(&self) -> HexDigest {
+        let mut h = self.block.sha256.clone();
+        h.update(self.bytes.get(self.block.len..).unwrap_or_default());
+        HexDigest::of_digest(&h.finalize())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cached_fragment_is_checked_against_its_recorded_digest() {
+        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        w.start_file(
+            "p/vendor/demo-0.1.0/Cargo.toml",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        w.write_all(b"[package]\n").unwrap();
+        let zip = w.finish().unwrap().into_inner();
+        let listing = format!(
+            "{}  vendor/demo-0.1.0/Cargo.toml\n",
+            HexDigest::sha256(b"[package]\n")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let files = FragmentFiles::new(dir.path(), "k");
+        assert!(files.read().unwrap().is_none(), "never made");
+        files.write(&zip, &listing).unwrap();
+        let f = files.read().unwrap().unwrap();
+        assert_eq!(f.sha256(), HexDigest::sha256(&zip));
+        assert_eq!(f.bytes, zip);
+        assert_eq!(f.entries, 1);
+
+        // One changed byte, a cut file, a listing of another length: each says what is wrong.
+        let mut changed = zip.clone();
+        changed[40] ^= 1;
+        std::fs::write(&files.zip, &changed).unwrap();
+        let why = files.read().unwrap_err();
+        assert!(
+            why.starts_with("vendor fragment SHA-256 mismatch: expected "),
+            "{why}"
+        );
+        std::fs::write(&files.zip, &zip[..zip.len() - 10]).unwrap();
+        assert!(files.read().is_err());
+        std::fs::write(&files.zip, &zip).unwrap();
+        std::fs::write(&files.listing, format!("{listing}{listing}")).unwrap();
+        let why = files.read().unwrap_err();
+        assert!(
+            why.contains("(2 lines) does not match its 1 entries"),
+            "{why}"
+        );
+    }
 
     #[test]
     fn the_lock_is_read_and_checked() {

@@ -336,6 +336,43 @@ fn make(case: &str, s: &Sandbox) -> String {
                 .unwrap()
                 .to_string()
         }
+        "corrupt vendor fragment" => {
+            // A crate cache of the sandbox's own, holding the fragment a build made; then one
+            // byte of the fragment's zip changes.
+            let crates = s.tmp.join("crates");
+            let build = || {
+                let mut c = s.command();
+                c.env("SCENARIO_RATIOS_CRATE_CACHE", &crates)
+                    .args(["build", "--root"])
+                    .arg(&s.root)
+                    .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
+                    .arg(common::mirror());
+                c.output().unwrap()
+            };
+            s.built(&build());
+            let zip = std::fs::read_dir(&crates)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|x| x == "zip"))
+                .unwrap();
+            let good = std::fs::read(&zip).unwrap();
+            let mut bad = good.clone();
+            bad[1000] ^= 1;
+            std::fs::write(&zip, &bad).unwrap();
+            let o = build();
+            s.built(&o);
+            assert_eq!(std::fs::read(&zip).unwrap(), good, "made again, as it was");
+            let key = zip.file_stem().unwrap().to_str().unwrap();
+            let mut line = stderr(&o)
+                .lines()
+                .find(|l| l.starts_with("warning:"))
+                .unwrap()
+                .replace(key, "vendor-<key>");
+            for digest in [HexDigest::sha256(&good), HexDigest::sha256(&bad)] {
+                line = line.replace(digest.as_str(), "<sha256>");
+            }
+            line
+        }
         "a manifest that never ends" => s.refused(|s| s.build(&["--manifest", "/dev/zero"])),
         "a manifest that is a pipe" => {
             let fifo = s.tmp.join("manifest.fifo");
