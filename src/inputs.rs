@@ -246,6 +246,15 @@ impl InputManifest {
     pub fn single(&self, kind: InputKind) -> Result<&PinnedInput> {
         single(self.of_kind(kind), kind)
     }
+
+    /// Each licence the inputs carry (SPDX identifier), with how many inputs carry it, sorted.
+    pub fn licences(&self) -> Vec<(&str, usize)> {
+        let mut by_id: std::collections::BTreeMap<&str, usize> = Default::default();
+        for pin in &self.inputs {
+            *by_id.entry(pin.license.as_str()).or_default() += 1;
+        }
+        by_id.into_iter().collect()
+    }
 }
 
 /// Where an input's verified bytes came from.

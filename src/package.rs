@@ -74,6 +74,7 @@ struct BundleReadme<'a> {
     round: &'a str,
     tool: &'a str,
     inputs: usize,
+    licences: String,
     platforms: String,
 }
 
@@ -81,7 +82,7 @@ struct BundleReadme<'a> {
 pub fn bundle_readme(
     config: &crate::config::ArticleConfig,
     round: &str,
-    inputs: usize,
+    manifest: &crate::inputs::InputManifest,
     plan: &crate::vendor::Plan,
 ) -> Result<Vec<u8>> {
     askama::Template::render(&BundleReadme {
@@ -92,7 +93,13 @@ pub fn bundle_readme(
         python_version: crate::notebook::min_python(),
         round,
         tool: crate::TOOL,
-        inputs,
+        inputs: manifest.inputs.len(),
+        licences: manifest
+            .licences()
+            .iter()
+            .map(|(id, _)| *id)
+            .collect::<Vec<_>>()
+            .join(", "),
         platforms: plan.platforms.join(", "),
     })
     .map(String::into_bytes)

@@ -289,7 +289,7 @@ pub fn package(
         package::bundle_readme(
             &computed.project.config,
             &computed.analysis.round,
-            inputs.files.len(),
+            &inputs.manifest,
             &plan,
         )?,
     );

@@ -52,6 +52,28 @@ struct SpanOrder {
 }
 
 #[derive(Template)]
+#[template(path = "text/licences.txt")]
+struct Licences<'a> {
+    single: Option<&'a str>,
+    licences: Vec<(&'a str, usize)>,
+    total: usize,
+}
+
+impl<'a> Licences<'a> {
+    /// From each licence and how many inputs carry it.
+    fn new(licences: Vec<(&'a str, usize)>) -> Self {
+        Licences {
+            single: match licences.as_slice() {
+                [(id, _)] => Some(id),
+                _ => None,
+            },
+            total: licences.iter().map(|(_, n)| n).sum(),
+            licences,
+        }
+    }
+}
+
+#[derive(Template)]
 #[template(path = "text/checks-verdict.txt")]
 struct ChecksVerdict<'a> {
     checks: &'a Checks,
@@ -69,7 +91,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     }
     span_order(&mut v, data)?;
     checks(&mut v, data.checks)?;
-    sources(&mut v, data);
+    sources(&mut v, data)?;
     rebuild(&mut v, data);
     Ok(v)
 }
@@ -264,7 +286,14 @@ fn checks(v: &mut Values, checks: &Checks) -> crate::Result<()> {
 }
 
 /// Where the checker facts, the summary and the logs come from.
-fn sources(v: &mut Values, data: &ArticleData<'_>) {
+fn sources(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    v.put(
+        "inputs_licence",
+        template(
+            &Licences::new(data.manifest.licences()),
+            "text/licences.txt",
+        )?,
+    );
     let src = &data.facts.source;
     v.put(
         "checker_source",
@@ -323,6 +352,7 @@ fn sources(v: &mut Values, data: &ArticleData<'_>) {
             }
         }
     }
+    Ok(())
 }
 
 /// What the reader's rebuild needs and covers.
@@ -341,4 +371,26 @@ fn rebuild(v: &mut Values, data: &ArticleData<'_>) {
         },
     );
     v.put("bundle_folder", crate::layout::bundle_folder());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_licence_sentence_names_every_licence_with_its_count() {
+        let render = |licences: Vec<(&str, usize)>| Licences::new(licences).render().unwrap();
+        assert_eq!(
+            render(vec![("Apache-2.0", 21)]),
+            "All 21 inputs are licensed under Apache-2.0"
+        );
+        assert_eq!(
+            render(vec![("Apache-2.0", 20), ("CC-BY-4.0", 1)]),
+            "The 21 inputs are licensed under Apache-2.0 (20) and CC-BY-4.0 (1)"
+        );
+        assert_eq!(
+            render(vec![("A", 1), ("B", 2), ("C", 3)]),
+            "The 6 inputs are licensed under A (1), B (2) and C (3)"
+        );
+    }
 }
