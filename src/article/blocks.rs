@@ -115,6 +115,17 @@ pub fn count_word(n: usize) -> Result<String> {
     template(&CountWord { n }, "text/count.txt")
 }
 
+#[derive(Template)]
+#[template(path = "text/list.txt")]
+struct ListWords<'a> {
+    items: &'a [String],
+}
+
+/// Items as prose lists them ("a, b and c"; `templates/text/list.txt`).
+pub fn list_words(items: &[String]) -> Result<String> {
+    template(&ListWords { items }, "text/list.txt")
+}
+
 /// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
 /// written, where they can be known when the page is made.
 pub struct Download {

@@ -92,7 +92,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     span_order(&mut v, data)?;
     checks(&mut v, data.checks)?;
     sources(&mut v, data)?;
-    rebuild(&mut v, data);
+    rebuild(&mut v, data)?;
     Ok(v)
 }
 
@@ -108,6 +108,11 @@ fn counts(v: &mut Values, a: &Analysis) -> crate::Result<()> {
     v.put("over_100", c.over_100.to_string());
     v.put("unmatched", c.unmatched.to_string());
     v.put("key_fields", a.key_fields.len().to_string());
+    let non_key: Vec<String> = crate::analysis::NON_KEY_FIELDS
+        .iter()
+        .map(|f| f.name().to_string())
+        .collect();
+    v.put("non_key_fields", super::blocks::list_words(&non_key)?);
     v.put(
         "unmatched_sentence",
         template(
@@ -356,21 +361,17 @@ fn sources(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
 }
 
 /// What the reader's rebuild needs and covers.
-fn rebuild(v: &mut Values, data: &ArticleData<'_>) {
+fn rebuild(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     v.put("input_count", data.manifest.inputs.len().to_string());
     v.put("tool", data.tool.to_string());
     v.put("rust_version", env!("CARGO_PKG_RUST_VERSION").to_string());
     v.put("python_version", crate::notebook::min_python());
-    let platforms = &data.vendor_plan.platforms;
     v.put(
         "offline_platforms",
-        match platforms.split_last() {
-            Some((last, [])) => last.clone(),
-            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-            None => String::new(),
-        },
+        super::blocks::list_words(&data.vendor_plan.platforms)?,
     );
     v.put("bundle_folder", crate::layout::bundle_folder());
+    Ok(())
 }
 
 #[cfg(test)]
@@ -392,5 +393,19 @@ mod tests {
             render(vec![("A", 1), ("B", 2), ("C", 3)]),
             "The 6 inputs are licensed under A (1), B (2) and C (3)"
         );
+    }
+
+    #[test]
+    fn lists_are_worded_as_prose_writes_them() {
+        let words = |items: &[&str]| {
+            super::super::blocks::list_words(
+                &items.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            )
+            .unwrap()
+        };
+        assert_eq!(words(&[]), "");
+        assert_eq!(words(&["a"]), "a");
+        assert_eq!(words(&["a", "b"]), "a and b");
+        assert_eq!(words(&["a", "b", "c", "d"]), "a, b, c and d");
     }
 }
