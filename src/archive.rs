@@ -60,6 +60,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
     let mut problems = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     let mut total: u64 = 0;
+    let mut oversized = false;
     let mut p = 0usize;
     for i in 0..count {
         let Some(header) = cd.get(p..p + 46) else {
@@ -127,6 +128,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
                 "entry {shown:?} declares {size} bytes; at most {} are accepted",
                 limits.max_entry_bytes
             ));
+            oversized = true;
         }
         total = total.saturating_add(size);
         entries.push(RawEntry {
@@ -138,7 +140,8 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
             local_offset,
         });
     }
-    if total > limits.max_total_bytes {
+    // An entry over its own limit already says why; the total is news only without one.
+    if total > limits.max_total_bytes && !oversized {
         problems.push(format!(
             "entries declare {total} bytes in all; at most {} are accepted",
             limits.max_total_bytes
@@ -374,6 +377,27 @@ mod tests {
             w.write_all(b).unwrap();
         }
         w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn sizes_over_the_limits_are_one_problem_each() {
+        let limits = Limits {
+            max_entry_bytes: 10,
+            max_total_bytes: 15,
+            ..BUNDLE_LIMITS
+        };
+        // Each entry within its limit, together over the total: the total is the problem.
+        let z = zip_of(&[("a", b"12345678"), ("b", b"12345678")]);
+        assert_eq!(
+            central_directory(&z, &limits).unwrap_err(),
+            ["entries declare 16 bytes in all; at most 15 are accepted"]
+        );
+        // One entry over its own limit: that is the problem, not the total it also breaks.
+        let z = zip_of(&[("a", b"12345678901234567890")]);
+        assert_eq!(
+            central_directory(&z, &limits).unwrap_err(),
+            ["entry \"a\" declares 20 bytes; at most 10 are accepted"]
+        );
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub enum Error {
     Config { file: String, message: String },
     #[error("{context}: {message}")]
     Invalid { context: String, message: String },
+    /// The one problem `verify` found, as its own line.
+    #[error("{0}")]
+    Verify(String),
     /// A request the tool refuses because following it could lose data.
     #[error("{}: {message}", path.display())]
     Refused { path: PathBuf, message: String },

@@ -231,11 +231,15 @@ fn verify(path: &Path) -> scenario_ratios::Result<()> {
         );
         return Ok(());
     }
+    // One problem is the error line itself; several are listed, then counted.
+    if let [one] = report.problems.as_slice() {
+        return Err(scenario_ratios::Error::Verify(one.clone()));
+    }
     for p in &report.problems {
         eprintln!("error: {p}");
     }
     Err(scenario_ratios::Error::invalid(
         path.display().to_string(),
-        format!("{} problem(s)", report.problems.len()),
+        format!("{} problems", report.problems.len()),
     ))
 }
