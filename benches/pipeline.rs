@@ -47,7 +47,13 @@ fn fragment() -> &'static scenario_ratios::vendor::Fragment {
             root.join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE),
             false,
         );
-        pipeline::vendor_fragment(&sources, &project().vendor_plan, &crates, 1_795_996_800).unwrap()
+        pipeline::vendor_fragment(
+            pipeline::lock_text(&sources).unwrap(),
+            &project().vendor_plan,
+            &crates,
+            1_795_996_800,
+        )
+        .unwrap()
     })
 }
 
@@ -131,15 +137,10 @@ fn whole_pipeline_in_process(b: Bencher) {
             let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
             let mut dist = pipeline::render_data(&c, &figures).unwrap();
             let sources = package::source_files(root).unwrap();
-            pipeline::package(
-                &mut dist,
-                real_inputs(),
-                &c,
-                sources,
-                Some(vendored),
-                1_795_996_800,
-            )
-            .unwrap();
+            let staged =
+                pipeline::stage_package(&mut dist, real_inputs(), &c, sources, 1_795_996_800)
+                    .unwrap();
+            pipeline::package(&mut dist, staged, Some(vendored)).unwrap();
             pipeline::render_article(&c, &figures, &mut dist).unwrap();
             pipeline::finish(&mut dist).unwrap();
             dist

@@ -378,40 +378,84 @@ pub struct Bundle {
     pub sha256: HexDigest,
 }
 
-/// Builds `reproducibility.zip` on top of the vendored crates of `vendor` (already under the
-/// bundle's folder), whose entries stay first, byte for byte: then every entry of `entries`
-/// (paths relative to the bundle's folder) and the inventory listing every entry, sorted, stamped
-/// with one time and mode 0644. The digest continues from the vendored block's, so only what
-/// follows it is hashed here.
-pub fn bundle(
-    entries: &BTreeMap<String, Vec<u8>>,
-    vendor: Option<crate::vendor::Fragment>,
-    source_date_epoch: i64,
-) -> Result<Bundle> {
+/// Our own entries of a bundle, compressed ahead, while the vendored crates are still being read
+/// on the second core: those that sort before the inventory and those after it, each as a small
+/// zip whose entries [`finish`] copies raw, and the inventory's lines for them.
+#[derive(Debug)]
+pub struct Staged {
+    before: Vec<u8>,
+    after: Vec<u8>,
+    inventory: String,
+    options: SimpleFileOptions,
+    /// The first of our entries that lies under `vendor/`, if any (refused beside a fragment).
+    under_vendor: Option<String>,
+}
+
+/// Compresses every entry of `entries` (paths relative to the bundle's folder), sorted, stamped
+/// with one time and mode 0644.
+pub fn stage(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Result<Staged> {
     let fail = |e: zip::result::ZipError| Error::invalid(BUNDLE, e.to_string());
-    let time = zip_time(source_date_epoch)?;
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)
         .compression_level(Some(1))
-        .last_modified_time(time)
+        .last_modified_time(zip_time(source_date_epoch)?)
         .unix_permissions(0o644);
     let root = crate::layout::bundle_root();
+    let inventory_name = format!("{root}{INVENTORY}");
+    let vendored = format!("{root}{}/", crate::vendor::VENDOR_DIR);
+    let mut halves = [
+        ZipWriter::new(Cursor::new(Vec::new())),
+        ZipWriter::new(Cursor::new(Vec::new())),
+    ];
+    let mut under_vendor = None;
+    // `entries` is sorted by path, and the bundle's folder prefixes every name alike.
+    for (rel, bytes) in entries {
+        let name = format!("{root}{rel}");
+        check_entry_path(&name)?;
+        if name == inventory_name {
+            return Err(Error::invalid(
+                BUNDLE,
+                format!("entry {name:?} is the inventory's own name"),
+            ));
+        }
+        if under_vendor.is_none() && name.starts_with(&vendored) {
+            under_vendor = Some(name.clone());
+        }
+        let zip = &mut halves[usize::from(name > inventory_name)];
+        zip.start_file(name.as_str(), options).map_err(fail)?;
+        zip.write_all(bytes)
+            .map_err(|e| Error::invalid(BUNDLE, e.to_string()))?;
+    }
+    let [before, after] = halves;
+    Ok(Staged {
+        before: before.finish().map_err(fail)?.into_inner(),
+        after: after.finish().map_err(fail)?.into_inner(),
+        inventory: sums(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))),
+        options,
+        under_vendor,
+    })
+}
+
+/// Builds `reproducibility.zip` on top of the vendored crates of `vendor` (already under the
+/// bundle's folder), whose entries stay first, byte for byte; then the staged entries, with the
+/// inventory listing every entry in its sorted place. The digest continues from the vendored
+/// block's, so only what follows it is hashed here.
+pub fn finish(staged: Staged, vendor: Option<crate::vendor::Fragment>) -> Result<Bundle> {
+    let fail = |e: zip::result::ZipError| Error::invalid(BUNDLE, e.to_string());
     // The inventory: every entry but itself, by path inside the bundle's folder; the vendored
     // entries' lines come last.
-    let mut inventory = sums(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice())));
+    let mut inventory = staged.inventory;
     if let Some(v) = &vendor {
         inventory.push_str(&v.listing);
+        if let Some(name) = &staged.under_vendor {
+            return Err(Error::invalid(
+                BUNDLE,
+                format!("entry {name:?} lies among the vendored crates"),
+            ));
+        }
     }
-
-    let mut own: Vec<(String, &[u8])> = entries
-        .iter()
-        .map(|(k, v)| (format!("{root}{k}"), v.as_slice()))
-        .collect();
-    own.push((format!("{root}{INVENTORY}"), inventory.as_bytes()));
-    own.sort_by(|a, b| a.0.cmp(&b.0));
-    // Room for our entries, which compress to well under their size, and the directory.
-    let room = own.iter().map(|(_, b)| b.len()).sum::<usize>() + (1 << 20);
-    let has_block = vendor.is_some();
+    // Room for our entries and the directory.
+    let room = staged.before.len() + staged.after.len() + inventory.len() + (1 << 20);
     let (mut zip, (from, mut sha256)) = match vendor {
         Some(v) => {
             let mut bytes = v.bytes;
@@ -432,20 +476,16 @@ pub fn bundle(
             (0, Sha256::new()),
         ),
     };
-    // With a vendored block, nothing of ours may lie among its entries.
-    let vendored = has_block.then(|| format!("{root}{}/", crate::vendor::VENDOR_DIR));
-    for (name, bytes) in &own {
-        check_entry_path(name)?;
-        if vendored.as_ref().is_some_and(|v| name.starts_with(v)) {
-            return Err(Error::invalid(
-                BUNDLE,
-                format!("entry {name:?} lies among the vendored crates"),
-            ));
-        }
-        zip.start_file(name.as_str(), options).map_err(fail)?;
-        zip.write_all(bytes)
-            .map_err(|e| Error::invalid(BUNDLE, e.to_string()))?;
-    }
+    let half = |bytes| zip::ZipArchive::new(Cursor::new(bytes)).map_err(fail);
+    zip.merge_archive(half(staged.before.as_slice())?)
+        .map_err(fail)?;
+    let name = format!("{}{INVENTORY}", crate::layout::bundle_root());
+    zip.start_file(name.as_str(), staged.options)
+        .map_err(fail)?;
+    zip.write_all(inventory.as_bytes())
+        .map_err(|e| Error::invalid(BUNDLE, e.to_string()))?;
+    zip.merge_archive(half(staged.after.as_slice())?)
+        .map_err(fail)?;
     let written = zip.finish().map_err(fail)?;
     // Written over the fragment's own directory: the bundle ends where the writing stopped.
     let end = usize::try_from(written.position()).unwrap_or(usize::MAX);
@@ -460,6 +500,15 @@ pub fn bundle(
         sha256: HexDigest::of_digest(&sha256.finalize()),
         bytes,
     })
+}
+
+/// [`stage`] then [`finish`], in one step.
+pub fn bundle(
+    entries: &BTreeMap<String, Vec<u8>>,
+    vendor: Option<crate::vendor::Fragment>,
+    source_date_epoch: i64,
+) -> Result<Bundle> {
+    finish(stage(entries, source_date_epoch)?, vendor)
 }
 
 #[cfg(test)]
@@ -573,6 +622,7 @@ mod tests {
         let mut e = BTreeMap::new();
         e.insert("a.txt".to_string(), b"aaaa".repeat(1000));
         e.insert("z.txt".to_string(), b"z".to_vec());
+        e.insert("Cargo.toml".to_string(), b"[package]".to_vec());
         // With no room left in the fragment's buffer, and with plenty: the same bytes.
         let tight = fragment(0);
         let block = tight.bytes[..tight.block.len].to_vec();
@@ -600,6 +650,7 @@ mod tests {
             [
                 format!("{top}vendor/demo-0.1.0/Cargo.toml"),
                 format!("{top}vendor/demo-0.1.0/src/lib.rs"),
+                format!("{top}Cargo.toml"),
                 format!("{top}INVENTORY.sha256"),
                 format!("{top}a.txt"),
                 format!("{top}z.txt"),
@@ -616,7 +667,14 @@ mod tests {
             "vendor/demo-0.1.0/src/lib.rs"
         );
 
-        // An entry of our own among the vendored crates is refused.
+        // An entry of our own named as the inventory, or among the vendored crates, is refused.
+        let mut named = e.clone();
+        named.insert("INVENTORY.sha256".to_string(), b"".to_vec());
+        let err = bundle(&named, None, 1_795_996_800).unwrap_err();
+        assert!(
+            err.to_string().contains("the inventory's own name"),
+            "{err}"
+        );
         e.insert("vendor/demo-0.1.0/extra.rs".to_string(), b"".to_vec());
         let err = bundle(&e, Some(fragment(0)), 1_795_996_800).unwrap_err();
         assert!(

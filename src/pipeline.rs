@@ -239,15 +239,11 @@ pub fn render(computed: &Computed) -> Result<Dist> {
 
 /// The vendored crates of the project's Cargo.lock (read among `sources`), as a zip fragment.
 pub fn vendor_fragment(
-    sources: &BTreeMap<String, Vec<u8>>,
+    lock: &str,
     plan: &vendor::Plan,
     crates: &vendor::CrateSources,
     source_date_epoch: i64,
 ) -> Result<vendor::Fragment> {
-    let lock = sources
-        .get("Cargo.lock")
-        .and_then(|b| std::str::from_utf8(b).ok())
-        .ok_or_else(|| Error::invalid("Cargo.lock", "missing from the project or not UTF-8"))?;
     vendor::fragment(
         lock,
         plan,
@@ -257,16 +253,23 @@ pub fn vendor_fragment(
     )
 }
 
-/// Adds provenance and the reproducibility bundle (with a copy of every file already in `dist`,
-/// the bundle's README and cargo configuration, and the vendored crates of `fragment`).
-pub fn package(
+/// The text of the project's Cargo.lock among its source files.
+pub fn lock_text(sources: &BTreeMap<String, Vec<u8>>) -> Result<&str> {
+    sources
+        .get("Cargo.lock")
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .ok_or_else(|| Error::invalid("Cargo.lock", "missing from the project or not UTF-8"))
+}
+
+/// Adds provenance, and stages the reproducibility bundle's own entries: a copy of every file
+/// already in `dist`, the bundle's README and cargo configuration, the inputs and the sources.
+pub fn stage_package(
     dist: &mut Dist,
     inputs: &Inputs,
     computed: &Computed,
     sources: BTreeMap<String, Vec<u8>>,
-    fragment: Option<vendor::Fragment>,
     source_date_epoch: i64,
-) -> Result<()> {
+) -> Result<package::Staged> {
     dist.add(
         OutputFile::Provenance.path(),
         package::provenance(inputs, &computed.project.facts, source_date_epoch)?,
@@ -305,7 +308,17 @@ pub fn package(
             entries.insert(at, bytes.to_vec());
         }
     }
-    let bundle = package::bundle(&entries, fragment, source_date_epoch)?;
+    package::stage(&entries, source_date_epoch)
+}
+
+/// Adds the reproducibility bundle: the staged entries on top of the vendored crates of
+/// `fragment`.
+pub fn package(
+    dist: &mut Dist,
+    staged: package::Staged,
+    fragment: Option<vendor::Fragment>,
+) -> Result<()> {
+    let bundle = package::finish(staged, fragment)?;
     dist.add_hashed(OutputFile::Bundle.path(), bundle.bytes, bundle.sha256)
 }
 
@@ -372,19 +385,22 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
         opts.acquire.allow_download,
     );
     // The vendored crates are read (or, the first time, made) on a second core while the inputs
-    // are verified and the analysis runs.
+    // are verified, the analysis runs and our own bundle entries are compressed.
     let plan = project.vendor_plan.clone();
-    let (inputs, computed, figures, mut dist, fragment) = std::thread::scope(|scope| {
-        let fragment = scope.spawn(|| vendor_fragment(&sources, &plan, &crates, epoch));
+    let lock = lock_text(&sources)?.to_string();
+    let (inputs, computed, figures, mut dist, staged, fragment) = std::thread::scope(|scope| {
+        let fragment = scope.spawn(|| vendor_fragment(&lock, &plan, &crates, epoch));
         let rest = (|| {
             let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
             timings.lap("acquire + verify inputs");
             let computed = compute(project, &inputs)?;
             timings.lap("load, cross-check, analyse, evidence");
             let figures = figure::figures(&computed.analysis, &computed.highlights)?;
-            let dist = render_data(&computed, &figures)?;
+            let mut dist = render_data(&computed, &figures)?;
             timings.lap("data files and figures");
-            Ok::<_, Error>((inputs, computed, figures, dist))
+            let staged = stage_package(&mut dist, &inputs, &computed, sources, epoch)?;
+            timings.lap("provenance, our bundle entries compressed");
+            Ok::<_, Error>((inputs, computed, figures, dist, staged))
         })();
         let fragment = fragment.join().unwrap_or_else(|_| {
             Err(Error::invalid(
@@ -393,18 +409,11 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
             ))
         });
         timings.lap("vendored crates (waited for)");
-        let (inputs, computed, figures, dist) = rest?;
-        Ok::<_, Error>((inputs, computed, figures, dist, fragment?))
+        let (inputs, computed, figures, dist, staged) = rest?;
+        Ok::<_, Error>((inputs, computed, figures, dist, staged, fragment?))
     })?;
-    package(
-        &mut dist,
-        &inputs,
-        &computed,
-        sources,
-        Some(fragment),
-        epoch,
-    )?;
-    timings.lap("provenance and bundle");
+    package(&mut dist, staged, Some(fragment))?;
+    timings.lap("bundle on the vendored crates");
     render_article(&computed, &figures, &mut dist)?;
     timings.lap("article");
     finish(&mut dist)?;
