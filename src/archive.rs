@@ -58,7 +58,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
     let cd = &bytes[cd_offset as usize..cd_end as usize];
     let mut entries = Vec::with_capacity(count as usize);
     let mut problems = Vec::new();
-    let mut names = std::collections::BTreeSet::new();
+    let mut names = std::collections::HashSet::with_capacity(count.min(1 << 16) as usize);
     let mut total: u64 = 0;
     let mut oversized = false;
     let mut p = 0usize;
@@ -98,41 +98,45 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         }
         p += 46 + name_len + extra_len + comment_len;
         let name = match std::str::from_utf8(name) {
-            Ok(n) => n.to_string(),
+            Ok(n) => n,
             Err(_) => {
                 problems.push(format!("entry {i}: name is not UTF-8"));
                 continue;
             }
         };
-        let shown = crate::format::excerpt(&name, 200);
+        // How a problem quotes the name (made only for a problem: most entries have none).
+        let shown = || crate::format::excerpt(name, 200);
         if name.len() > limits.max_name_bytes {
             problems.push(format!(
                 "entry {i}: name of {} bytes is too long",
                 name.len()
             ));
-        } else if !layout::is_safe_relative(&name) {
+        } else if !layout::is_safe_relative(name) {
             problems.push(format!(
-                "entry {shown:?}: unsafe path (absolute, `..`, backslash or not normalised)"
+                "entry {:?}: unsafe path (absolute, `..`, backslash or not normalised)",
+                shown()
             ));
         }
-        if !names.insert(name.clone()) {
-            problems.push(format!("entry {shown:?} appears more than once"));
+        if !names.insert(name) {
+            problems.push(format!("entry {:?} appears more than once", shown()));
         }
         if method != 0 && method != 8 {
             problems.push(format!(
-                "entry {shown:?}: compression method {method} (only stored and deflate are used)"
+                "entry {:?}: compression method {method} (only stored and deflate are used)",
+                shown()
             ));
         }
         if size > limits.max_entry_bytes {
             problems.push(format!(
-                "entry {shown:?} declares {size} bytes; at most {} are accepted",
+                "entry {:?} declares {size} bytes; at most {} are accepted",
+                shown(),
                 limits.max_entry_bytes
             ));
             oversized = true;
         }
         total = total.saturating_add(size);
         entries.push(RawEntry {
-            name,
+            name: name.to_string(),
             method,
             compressed_size,
             size,

@@ -393,57 +393,63 @@ fn svg_problems(file: OutputFile, source: &str) -> Vec<String> {
 
 /// The static checks of the build output. `will_be_summed` lists the files SHA256SUMS will cover.
 pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validation> {
-    let mut out = Vec::new();
-    let article = text(dist, OutputFile::Article).map(scan);
-    out.push(match &article {
-        Err(e) => outcome(Rule::PageSafe, vec![e.clone()], ""),
-        Ok(page) => outcome(
-            Rule::PageSafe,
-            page.problems.clone(),
-            "no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
-        ),
-    });
-    out.push(match &article {
-        Err(e) => outcome(Rule::CspStrict, vec![e.clone()], ""),
-        Ok(page) => outcome(
-            Rule::CspStrict,
-            policy_problems(&page.policies),
-            "one Content-Security-Policy <meta>, default-src 'none', no script source",
-        ),
-    });
-    for file in [OutputFile::FigureHighlights, OutputFile::FigurePairs] {
-        let problems = match text(dist, file) {
-            Err(e) => vec![e],
-            Ok(s) => svg_problems(file, s),
-        };
-        out.push(outcome(
-            Rule::SvgWellFormed(file),
-            problems,
-            "parses as XML; <svg role=\"img\"> with <title> and <desc>; no script",
-        ));
-    }
-    out.push(highlights_match_results(
-        dist,
-        article.as_ref().map(|p| p.values.as_slice()),
-    ));
-
+    // The bundle's listing (a 4,400-entry directory and its inventory) is checked on a second
+    // core while the page and the figures are.
     let bundle = OutputFile::Bundle.path();
-    out.push(match dist.get(bundle) {
+    let (mut out, article, listing) = std::thread::scope(|scope| {
+        let listing = scope.spawn(|| dist.get(bundle).map(bundle_listing_problems));
+        let mut out = Vec::new();
+        let article = text(dist, OutputFile::Article).map(scan);
+        out.push(match &article {
+            Err(e) => outcome(Rule::PageSafe, vec![e.clone()], ""),
+            Ok(page) => outcome(
+                Rule::PageSafe,
+                page.problems.clone(),
+                "no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
+            ),
+        });
+        out.push(match &article {
+            Err(e) => outcome(Rule::CspStrict, vec![e.clone()], ""),
+            Ok(page) => outcome(
+                Rule::CspStrict,
+                policy_problems(&page.policies),
+                "one Content-Security-Policy <meta>, default-src 'none', no script source",
+            ),
+        });
+        for file in [OutputFile::FigureHighlights, OutputFile::FigurePairs] {
+            let problems = match text(dist, file) {
+                Err(e) => vec![e],
+                Ok(s) => svg_problems(file, s),
+            };
+            out.push(outcome(
+                Rule::SvgWellFormed(file),
+                problems,
+                "parses as XML; <svg role=\"img\"> with <title> and <desc>; no script",
+            ));
+        }
+        out.push(highlights_match_results(
+            dist,
+            article.as_ref().map(|p| p.values.as_slice()),
+        ));
+        let listing = listing.join().unwrap_or_else(|_| {
+            Some((
+                0,
+                vec!["the check of the bundle's listing failed".to_string()],
+            ))
+        });
+        (out, article, listing)
+    });
+    out.push(match listing {
         None => outcome(
             Rule::BundleNamesSafe,
             vec![format!("{bundle} is missing")],
             "",
         ),
-        Some(bytes) => {
-            let (n, problems) = bundle_listing_problems(bytes);
-            outcome(
-                Rule::BundleNamesSafe,
-                problems,
-                &format!(
-                    "{n} entries, unique and relative without `..`, each listed in {INVENTORY}"
-                ),
-            )
-        }
+        Some((n, problems)) => outcome(
+            Rule::BundleNamesSafe,
+            problems,
+            &format!("{n} entries, unique and relative without `..`, each listed in {INVENTORY}"),
+        ),
     });
 
     let files: BTreeSet<String> = dist
@@ -628,21 +634,32 @@ fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
         Ok(l) => l,
         Err(p) => return (entries.len(), p),
     };
-    let names: BTreeSet<String> = entries
+    // Both sides by path inside the bundle's folder (a name outside it is never listed).
+    let names: std::collections::HashSet<&str> = entries
         .iter()
-        .map(|e| e.name.clone())
-        .filter(|n| *n != inventory_name)
+        .filter(|e| e.name != inventory_name)
+        .map(|e| e.name.strip_prefix(&root).unwrap_or(&e.name))
         .collect();
-    let listed: BTreeSet<String> = listed.iter().map(|(p, _)| format!("{root}{p}")).collect();
-    let problems = listed
-        .difference(&names)
-        .map(|p| format!("{p}: listed in the inventory but absent"))
-        .chain(
-            names
-                .difference(&listed)
-                .map(|p| format!("{p}: not in the inventory")),
-        )
+    let listed: std::collections::HashSet<&str> = listed.iter().map(|(p, _)| p.as_str()).collect();
+    let mut absent: Vec<String> = listed
+        .iter()
+        .filter(|p| !names.contains(*p))
+        .map(|p| format!("{root}{p}: listed in the inventory but absent"))
         .collect();
+    let mut unlisted: Vec<String> = entries
+        .iter()
+        .filter(|e| e.name != inventory_name)
+        .filter(|e| {
+            e.name
+                .strip_prefix(&root)
+                .is_none_or(|rel| !listed.contains(rel))
+        })
+        .map(|e| format!("{}: not in the inventory", e.name))
+        .collect();
+    absent.sort();
+    unlisted.sort();
+    absent.append(&mut unlisted);
+    let problems = absent;
     (entries.len(), problems)
 }
 
@@ -652,6 +669,37 @@ mod tests {
 
     fn page(body: &str) -> String {
         format!("<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"></head><body>{body}</body></html>")
+    }
+
+    #[test]
+    fn the_bundle_listing_must_match_its_inventory_both_ways() {
+        use std::io::Write;
+        let root = crate::layout::bundle_root();
+        let sum = crate::inputs::HexDigest::sha256(b"x");
+        let inventory = format!("{sum}  a.txt\n{sum}  c.txt\n");
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, body) in [
+            (format!("{root}a.txt"), "x"),
+            (format!("{root}b.txt"), "x"),
+            ("stray.txt".to_string(), "x"),
+            (format!("{root}{INVENTORY}"), inventory.as_str()),
+        ] {
+            w.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            w.write_all(body.as_bytes()).unwrap();
+        }
+        let zip = w.finish().unwrap().into_inner();
+        assert_eq!(
+            bundle_listing_problems(&zip),
+            (
+                4,
+                vec![
+                    format!("{root}c.txt: listed in the inventory but absent"),
+                    format!("{root}b.txt: not in the inventory"),
+                    "stray.txt: not in the inventory".to_string(),
+                ]
+            )
+        );
     }
 
     #[test]
