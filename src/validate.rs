@@ -634,32 +634,31 @@ fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
         Ok(l) => l,
         Err(p) => return (entries.len(), p),
     };
-    // Both sides by path inside the bundle's folder (a name outside it is never listed).
+    // Both sides by path inside the bundle's folder: a name outside it is never listed.
+    fn inside<'a>(e: &'a archive::RawEntry, root: &str, inventory: &str) -> Option<&'a str> {
+        e.name.strip_prefix(root).filter(|_| e.name != inventory)
+    }
     let names: std::collections::HashSet<&str> = entries
         .iter()
-        .filter(|e| e.name != inventory_name)
-        .map(|e| e.name.strip_prefix(&root).unwrap_or(&e.name))
+        .filter_map(|e| inside(e, &root, &inventory_name))
         .collect();
     let listed: std::collections::HashSet<&str> = listed.iter().map(|(p, _)| p.as_str()).collect();
-    let mut absent: Vec<String> = listed
+    let mut problems: Vec<String> = listed
         .iter()
         .filter(|p| !names.contains(*p))
         .map(|p| format!("{root}{p}: listed in the inventory but absent"))
         .collect();
     let mut unlisted: Vec<String> = entries
         .iter()
-        .filter(|e| e.name != inventory_name)
         .filter(|e| {
-            e.name
-                .strip_prefix(&root)
-                .is_none_or(|rel| !listed.contains(rel))
+            e.name != inventory_name
+                && inside(e, &root, &inventory_name).is_none_or(|rel| !listed.contains(rel))
         })
         .map(|e| format!("{}: not in the inventory", e.name))
         .collect();
-    absent.sort();
+    problems.sort();
     unlisted.sort();
-    absent.append(&mut unlisted);
-    let problems = absent;
+    problems.append(&mut unlisted);
     (entries.len(), problems)
 }
 
@@ -676,7 +675,8 @@ mod tests {
         use std::io::Write;
         let root = crate::layout::bundle_root();
         let sum = crate::inputs::HexDigest::sha256(b"x");
-        let inventory = format!("{sum}  a.txt\n{sum}  c.txt\n");
+        // `stray.txt` is listed, and an entry of that name exists, but outside the folder.
+        let inventory = format!("{sum}  a.txt\n{sum}  c.txt\n{sum}  stray.txt\n");
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         for (name, body) in [
             (format!("{root}a.txt"), "x"),
@@ -695,6 +695,7 @@ mod tests {
                 4,
                 vec![
                     format!("{root}c.txt: listed in the inventory but absent"),
+                    format!("{root}stray.txt: listed in the inventory but absent"),
                     format!("{root}b.txt: not in the inventory"),
                     "stray.txt: not in the inventory".to_string(),
                 ]
