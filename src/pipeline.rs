@@ -237,7 +237,7 @@ pub fn render(computed: &Computed) -> Result<Dist> {
     Ok(dist)
 }
 
-/// The vendored crates of the project's Cargo.lock (read among `sources`), as a zip fragment.
+/// The vendored crates of the Cargo.lock text `lock`, under the bundle's folder, as a zip fragment.
 pub fn vendor_fragment(
     lock: &str,
     plan: &vendor::Plan,
@@ -274,18 +274,6 @@ pub fn stage_package(
         OutputFile::Provenance.path(),
         package::provenance(inputs, &computed.project.facts, source_date_epoch)?,
     )?;
-    let plan = match sources.get(vendor::PLAN_PATH) {
-        Some(b) => vendor::Plan::parse(
-            vendor::PLAN_PATH,
-            std::str::from_utf8(b).unwrap_or_default(),
-        )?,
-        None => {
-            return Err(Error::invalid(
-                vendor::PLAN_PATH,
-                "missing from the project",
-            ))
-        }
-    };
     let mut entries = sources;
     entries.insert(
         layout::BUNDLE_README.into(),
@@ -293,7 +281,7 @@ pub fn stage_package(
             &computed.project.config,
             &computed.analysis.round,
             &inputs.manifest,
-            &plan,
+            &computed.project.vendor_plan,
         )?,
     );
     entries.insert(
