@@ -330,20 +330,15 @@ pub fn write(
         });
     }
     let facts_source = &project.facts.source;
-    let pin = project
-        .manifest
-        .inputs
-        .iter()
-        .find(|p| facts_source.is(p))
-        .ok_or_else(|| {
-            Error::invalid(
-                "synth",
-                format!(
-                    "the project's input manifest does not pin {}, the source its checker facts cite",
-                    facts_source.path
-                ),
-            )
-        })?;
+    let pin = facts_source.pin_in(&project.manifest).ok_or_else(|| {
+        Error::invalid(
+            "synth",
+            format!(
+                "the project's input manifest does not pin {}, the source its checker facts cite",
+                facts_source.path
+            ),
+        )
+    })?;
     let source = crate::inputs::acquire(
         InputManifest {
             inputs: vec![pin.clone()],

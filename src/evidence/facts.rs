@@ -27,6 +27,16 @@ impl FactSource {
     pub fn is(&self, pin: &crate::inputs::PinnedInput) -> bool {
         pin.repository == self.repository && pin.commit == self.commit && pin.path == self.path
     }
+
+    /// The manifest's pin of this source, among its sources.
+    pub fn pin_in<'a>(
+        &self,
+        manifest: &'a crate::inputs::InputManifest,
+    ) -> Option<&'a crate::inputs::PinnedInput> {
+        manifest
+            .of_kind(crate::inputs::InputKind::Source)
+            .find(|p| self.is(p))
+    }
 }
 
 /// A bound on one accuracy metric: `value = reference × multiplier`.

@@ -257,11 +257,8 @@ pub fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
     use scenario_ratios::inputs::{Origin, VerifiedInput};
     let project = project();
     let src = &project.facts.source;
-    let pin = project
-        .manifest
-        .inputs
-        .iter()
-        .find(|p| src.is(p))
+    let pin = src
+        .pin_in(&project.manifest)
         .expect("the manifest pins the facts' source")
         .clone();
     let file = mirror().join(&pin.repository).join(&pin.path);
