@@ -58,13 +58,26 @@ pub fn read_at_most(source: impl Read, max: u64) -> std::io::Result<Option<Vec<u
 /// Anything else at the path (a folder, a FIFO, a device such as `/dev/zero`) is an error of kind
 /// `InvalidInput`, found before it is opened, so nothing blocks or reads without end.
 pub fn read_file(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    if !fs::metadata(path)?.is_file() {
+    read_file_with_room(path, max, 0)
+}
+
+/// As [`read_file`], into a buffer that keeps `room` bytes to spare after the file's (for a
+/// caller that goes on writing into it).
+pub fn read_file_with_room(path: &Path, max: u64, room: usize) -> std::io::Result<Option<Vec<u8>>> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file",
         ));
     }
-    read_at_most(fs::File::open(path)?, max)
+    // Sized by the file, never beyond the cap.
+    let size = usize::try_from(meta.len().min(max)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(size.saturating_add(room));
+    fs::File::open(path)?
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
 }
 
 /// The text of the regular file at `path` when it is UTF-8 of at most `max` bytes; `None` when it
@@ -200,6 +213,10 @@ mod tests {
         fs::write(&f, b"abc").unwrap();
         assert_eq!(read_file(&f, 3).unwrap(), Some(b"abc".to_vec()));
         assert_eq!(read_file(&f, 2).unwrap(), None);
+        let roomy = read_file_with_room(&f, 3, 100).unwrap().unwrap();
+        assert_eq!(roomy, b"abc");
+        assert!(roomy.capacity() >= 103, "room kept after the bytes");
+        assert_eq!(read_file_with_room(&f, 2, 100).unwrap(), None);
         for not_a_file in [dir.path(), Path::new("/dev/zero")] {
             let e = read_file(not_a_file, 3).unwrap_err();
             assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{not_a_file:?}");

@@ -552,15 +552,9 @@ impl FragmentFiles {
             .split_once("  ")
             .and_then(|(d, _)| HexDigest::parse_sha256(d))
             .ok_or("its recorded SHA-256 is not a sha256sum line")?;
-        let size = std::fs::metadata(&self.zip)
-            .ok()
-            .filter(|m| m.is_file() && m.len() <= MAX_FRAGMENT_BYTES)
-            .ok_or("missing, or not a regular file of a sane size")?
-            .len();
-        let mut bytes = Vec::with_capacity(size as usize + BUNDLE_ROOM);
-        std::fs::File::open(&self.zip)
-            .and_then(|f| f.take(MAX_FRAGMENT_BYTES).read_to_end(&mut bytes))
-            .map_err(|e| e.to_string())?;
+        let bytes = fetch::read_file_with_room(&self.zip, MAX_FRAGMENT_BYTES, BUNDLE_ROOM)
+            .map_err(|e| format!("missing or unreadable ({e})"))?
+            .ok_or(format!("larger than {MAX_FRAGMENT_BYTES} bytes"))?;
         let listing = crate::fetch::read_text_if_readable(&self.listing, MAX_CRATE_BYTES)
             .ok_or("its listing is missing or unreadable")?;
         let fragment = Fragment::from_zip(bytes, listing, self.zip.clone())?;
