@@ -135,7 +135,7 @@ mod tests {
             (
                 Finding::ResultValid { result: "INVALID" },
                 "INVALID",
-                "Result is : INVALID",
+                "log: Result is INVALID",
             ),
             (
                 Finding::Throughput {
