@@ -23,6 +23,7 @@ pub mod format;
 pub mod highlight;
 pub mod inputs;
 pub mod layout;
+pub mod markup;
 pub mod notebook;
 pub mod package;
 pub mod pipeline;

@@ -5,8 +5,8 @@
 //! never by searching its text: no executable script (a JSON-LD data block is the one script
 //! element allowed), no refresh, no event-handler attribute, no `javascript:` or `data:` link, no
 //! protocol-relative or backslash URL, nothing loaded from anywhere; a strict Content-Security-
-//! Policy; both SVGs well-formed; the bundle's entry names safe and inventoried; SHA256SUMS
-//! covering every other file.
+//! Policy; every element closed in order and every `id` given once; both SVGs well-formed; the
+//! bundle's entry names safe and inventoried; SHA256SUMS covering every other file.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::archive::{self, BUNDLE_LIMITS};
 use crate::dist::Dist;
 use crate::layout::{OutputFile, INVENTORY};
+use crate::markup;
 
 /// One rule the output must meet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +29,7 @@ pub enum Rule {
     BundleNamesSafe,
     SumsCoverOutput,
     LinksResolve,
+    PageWellFormed,
 }
 
 impl fmt::Display for Rule {
@@ -40,6 +42,7 @@ impl fmt::Display for Rule {
             Rule::BundleNamesSafe => f.write_str("bundle-names-safe"),
             Rule::SumsCoverOutput => f.write_str("sha256sums-cover-output"),
             Rule::LinksResolve => f.write_str("links-resolve"),
+            Rule::PageWellFormed => f.write_str("page-well-formed"),
         }
     }
 }
@@ -167,6 +170,9 @@ pub struct PageScan {
     /// Every `id` of the page, and every `<a href>` in page order.
     pub ids: BTreeSet<String>,
     pub links: Vec<String>,
+    /// How the page's markup is not well formed: an `id` given twice, the first element closed
+    /// out of order or never, each with its line of the page.
+    pub structure: Vec<String>,
 }
 
 /// Every way `html` could run code, refresh, or load something, as one line each.
@@ -180,16 +186,19 @@ pub fn scan(html: &str) -> PageScan {
     let mut policies = Vec::new();
     let mut values = Vec::new();
     let mut open_value: Option<(String, String)> = None;
-    let mut emitter = html5gum::emitters::default::DefaultEmitter::default();
+    let mut emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
     emitter.naively_switch_states(true);
     let mut open_script: Option<String> = None;
     let mut in_style = false;
     let mut ids = BTreeSet::new();
     let mut links = Vec::new();
+    let mut structure = Vec::new();
+    let mut nesting = markup::Nesting::default();
     for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
         match token {
             Token::StartTag(tag) => {
                 let name = lossy(&tag.name).to_ascii_lowercase();
+                nesting.start(&name, tag.self_closing, tag.span.start);
                 if name == "span" {
                     open_value = tag
                         .attributes
@@ -204,6 +213,14 @@ pub fn scan(html: &str) -> PageScan {
                         .map(|(_, v)| lossy(v))
                 };
                 if let Some(id) = attr("id") {
+                    if ids.contains(&id) {
+                        structure.push(format!(
+                            "{} line {}: id {:?} is given a second time",
+                            OutputFile::Article.path(),
+                            markup::line_of(html, tag.span.start),
+                            crate::format::excerpt(&id, 80)
+                        ));
+                    }
                     ids.insert(id);
                 }
                 if name == "a" {
@@ -276,27 +293,40 @@ pub fn scan(html: &str) -> PageScan {
                     text.push_str(&lossy(&s));
                 }
             }
-            Token::EndTag(tag) => match lossy(&tag.name).to_ascii_lowercase().as_str() {
-                "span" => values.extend(open_value.take()),
-                "script" => {
-                    if let Some(json) = open_script.take() {
-                        if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
-                            problems.push(format!("the JSON-LD block is not valid JSON: {e}"));
+            Token::EndTag(tag) => {
+                let name = lossy(&tag.name).to_ascii_lowercase();
+                nesting.end(&name, tag.span.start);
+                match name.as_str() {
+                    "span" => values.extend(open_value.take()),
+                    "script" => {
+                        if let Some(json) = open_script.take() {
+                            if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
+                                problems.push(format!("the JSON-LD block is not valid JSON: {e}"));
+                            }
                         }
                     }
+                    "style" => in_style = false,
+                    _ => {}
                 }
-                "style" => in_style = false,
-                _ => {}
-            },
+            }
             _ => {}
         }
     }
+    structure.extend(nesting.finish().map(|m| {
+        let (at, what) = m.describe(|at| markup::line_of(html, at));
+        format!(
+            "{} line {}: {what}",
+            OutputFile::Article.path(),
+            markup::line_of(html, at)
+        )
+    }));
     PageScan {
         problems,
         policies,
         values,
         ids,
         links,
+        structure,
     }
 }
 
@@ -474,6 +504,17 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
             &format!(
                 "{} links; every #fragment names an element of the page, every relative link a published file",
                 page.links.len()
+            ),
+        ),
+    });
+    out.push(match &article {
+        Err(e) => outcome(Rule::PageWellFormed, vec![e.clone()], ""),
+        Ok(page) => outcome(
+            Rule::PageWellFormed,
+            page.structure.clone(),
+            &format!(
+                "every element closed in order, {} ids each given once",
+                page.ids.len()
             ),
         ),
     });
@@ -734,6 +775,43 @@ mod tests {
         );
         assert_eq!(page_problems(&html), Vec::<String>::new());
         assert_eq!(csp_problems(&html), Vec::<String>::new());
+    }
+
+    #[test]
+    fn markup_must_close_what_it_opens_in_order_and_give_each_id_once() {
+        let well_formed = page(
+            "<p id=\"a\">x<br><img alt=\"\"/></p>\n<svg><rect width=\"1\"/><text>t</text></svg>\n<details id=\"b\"><summary>s</summary>d</details>",
+        );
+        assert_eq!(scan(&well_formed).structure, Vec::<String>::new());
+        // `page` puts the body on line 1; each case's problem is on the line written here.
+        for (body, expected) in [
+            (
+                "<p>\n<details><summary>x\n</p>",
+                "article.html line 3: </p> closes <summary>, opened at line 2",
+            ),
+            (
+                "<p>x</p>\n</div>",
+                "article.html line 2: </div> closes <body>, opened at line 1",
+            ),
+            (
+                "<h2 id=\"d\">a</h2>\n<h2 id=\"d\">b</h2>",
+                "article.html line 2: id \"d\" is given a second time",
+            ),
+        ] {
+            assert_eq!(
+                scan(&page(body)).structure,
+                vec![expected.to_string()],
+                "{body}"
+            );
+        }
+        assert_eq!(
+            scan("<html><body>\n<main>").structure,
+            vec!["article.html line 2: <main> is never closed".to_string()]
+        );
+        assert_eq!(
+            scan("<p></p></p>").structure,
+            vec!["article.html line 1: </p> closes no open element".to_string()]
+        );
     }
 
     #[test]

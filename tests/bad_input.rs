@@ -551,9 +551,14 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.root.join("content/video.mp4"), vec![0u8; 5 << 20]).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
         }
-        "a link to nowhere" | "unknown placeholder" => {
+        "a link to nowhere"
+        | "unknown placeholder"
+        | "raw HTML left open"
+        | "an id given twice" => {
             let sentence = match case {
                 "a link to nowhere" => "See [the files](#download) and [the table](pairs.cvs).",
+                "raw HTML left open" => "<details><summary>More",
+                "an id given twice" => "## Files {#downloads}",
                 _ => "A sentence with {{no_such_value}}.",
             };
             let p = s.root.join("content/article.md");
@@ -562,8 +567,18 @@ fn make(case: &str, s: &Sandbox) -> String {
             // The sentence is the last line; the document writes its number as <last>.
             let last = text.lines().count();
             std::fs::write(&p, text).unwrap();
-            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
-                .replace(&format!(": line {last}: "), ": line <last>: ")
+            let line = s
+                .refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+                .replace(&format!(": line {last}: "), ": line <last>: ");
+            // A line of the page, which moves with every edit of the prose, is written <n>.
+            match line.split_once("article.html line ") {
+                Some((head, tail)) => {
+                    let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+                    assert_ne!(rest.len(), tail.len(), "{line}");
+                    format!("{head}article.html line <n>{rest}")
+                }
+                None => line,
+            }
         }
         "empty SHA256SUMS" | "a path leaving the folder" => {
             s.built(&s.build(&["--mirror", common::mirror().to_str().unwrap()]));

@@ -168,6 +168,7 @@ pub fn render_prose(
         parser.map(|(event, range)| (event, range.start)).unzip();
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     let mut in_code_block = false;
+    let mut nesting = crate::markup::Nesting::default();
     let mut i = 0;
     while i < events.len() {
         // A paragraph holding only `{{block:name}}` becomes the block's HTML.
@@ -242,9 +243,18 @@ pub fn render_prose(
                 title: title.clone(),
                 id: id.clone(),
             })),
+            // Raw HTML passes through as written; its tags must nest, across blocks too.
+            Event::Html(h) | Event::InlineHtml(h) => {
+                nesting.feed(h, starts[i]);
+                out.push(events[i].clone());
+            }
             other => out.push(other.clone()),
         }
         i += 1;
+    }
+    if let Some(m) = nesting.finish() {
+        let (at, what) = m.describe(|at| lines.line(at));
+        return Err(err_at(lines.line(at), format!("raw HTML: {what}")));
     }
     let unused: Vec<String> = highlights
         .iter()
@@ -320,6 +330,21 @@ mod tests {
             ("x\n\n{{block:e}}\n", "3", "unknown block {{block:e}}"),
             ("x\n\nOpen {{a} here {{a}}.\n", "3", "unclosed placeholder"),
             ("x\n\nOpen {{a\n", "3", "unclosed placeholder"),
+            (
+                "x\n\n<details><summary>More\n\ny\n",
+                "3",
+                "raw HTML: <summary> is never closed",
+            ),
+            (
+                "x\n\n<div>\n\n*y*\n\n</span>\n",
+                "7",
+                "raw HTML: </span> closes <div>, opened at line 3",
+            ),
+            (
+                "x <b>y</b></b>\n",
+                "1",
+                "raw HTML: </b> closes no open element",
+            ),
         ] {
             let (got, e) = line_of(md);
             assert_eq!(got, line, "{md:?}: {e}");
@@ -355,6 +380,16 @@ mod tests {
         assert!(
             e.to_string().contains("unknown block {{block:nope}}"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn raw_html_that_nests_across_blocks_passes_through() {
+        let md = "<details>\n<summary>More</summary>\n\nSome *text* <br> and <span>x</span>.\n\n</details>\n";
+        let html = render_prose(md, &vals(&[]), &Blocks::new(), &[]).unwrap();
+        assert!(
+            html.contains("<details>") && html.contains("</details>"),
+            "{html}"
         );
     }
 
