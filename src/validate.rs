@@ -331,8 +331,9 @@ pub fn scan(html: &str) -> PageScan {
 }
 
 /// Links of the page that lead nowhere: a `#fragment` that no element's `id` carries, or a
-/// relative address that names no published file (`files`). Site-root and absolute links are
-/// the site's and the web's, not checked here.
+/// relative address that names no published file (`files`); and published files no link leads
+/// to, which a reader of the page could not download. Site-root and absolute links are the
+/// site's and the web's, not checked here.
 fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<String> {
     let mut problems = Vec::new();
     for href in &page.links {
@@ -357,6 +358,23 @@ fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<String> {
         }
     }
     problems.dedup();
+    let linked: BTreeSet<&str> = page
+        .links
+        .iter()
+        .map(|href| href.split(['#', '?']).next().unwrap_or_default())
+        .collect();
+    let unlinked: Vec<&str> = files
+        .iter()
+        .map(String::as_str)
+        .filter(|f| *f != OutputFile::Article.path() && !linked.contains(f))
+        .collect();
+    if !unlinked.is_empty() {
+        problems.push(format!(
+            "no link of the page leads to {} of the files published with it ({}; the block {{{{block:downloads}}}} links them all)",
+            unlinked.len(),
+            unlinked.join(", ")
+        ));
+    }
     problems
 }
 
@@ -502,7 +520,7 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
             Rule::LinksResolve,
             broken_links(page, &published),
             &format!(
-                "{} links; every #fragment names an element of the page, every relative link a published file",
+                "{} links; every #fragment names an element of the page, every relative link a published file, every published file is linked",
                 page.links.len()
             ),
         ),
@@ -752,14 +770,17 @@ mod tests {
              <a href=\"https://example.org/x\">web</a><a href=\"#download\">typo</a>\
              <a href=\"pairs.cvs\">typo</a><a href=\"qa/\">folder</a>",
         );
-        let files: BTreeSet<String> =
-            ["pairs.csv".to_string(), "qa/validation.json".to_string()].into();
+        let files: BTreeSet<String> = ["article.html", "pairs.csv", "qa/validation.json"]
+            .map(String::from)
+            .into();
         assert_eq!(
             broken_links(&page, &files),
             [
                 "<a href=\"#download\"> names no element of the page",
                 "<a href=\"pairs.cvs\"> names no published file",
                 "<a href=\"qa/\"> names no published file",
+                // The page need not link itself; every other file must be linked.
+                "no link of the page leads to 1 of the files published with it (qa/validation.json; the block {{block:downloads}} links them all)",
             ]
         );
     }

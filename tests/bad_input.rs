@@ -547,6 +547,12 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, v.to_string()).unwrap();
             s.refused(|s| s.build(&[]))
         }
+        "the downloads deleted" => {
+            let p = s.root.join("content/article.md");
+            let text = std::fs::read_to_string(&p).unwrap();
+            std::fs::write(&p, replace(&text, "{{block:downloads}}\n", "", 1)).unwrap();
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
         "a huge file among the sources" => {
             std::fs::write(s.root.join("content/video.mp4"), vec![0u8; 5 << 20]).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
