@@ -53,9 +53,8 @@ enum Command {
     },
     /// Check a published folder (SHA256SUMS and the bundle) or a reproducibility.zip.
     Verify {
-        /// A published folder or a reproducibility.zip.
-        #[arg(default_value = "dist")]
-        path: PathBuf,
+        /// A published folder or a reproducibility.zip [default: dist in the project]
+        path: Option<PathBuf>,
     },
 }
 
@@ -145,7 +144,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Build(cli.build)) {
         Command::Build(args) => build(args),
-        Command::Verify { path } => verify(&path),
+        Command::Verify { path } => match path {
+            Some(p) => verify(&p),
+            None => match project::find_root(Path::new(".")) {
+                Ok(root) => verify(&root.join("dist")),
+                Err(_) => Err(scenario_ratios::Error::invalid(
+                    "verify",
+                    "not inside the project, so there is no default dist/; name a published folder or a reproducibility.zip",
+                )),
+            },
+        },
         Command::Synth {
             rows,
             seed,

@@ -378,3 +378,29 @@ fn hostile_zips_are_refused_without_allocating_what_they_declare() {
     let (code, lines) = verify_written(tmp.path(), "garbage.zip", b"this is not a zip file");
     assert_eq!((code, lines.len()), (Some(1), 1), "{lines:?}");
 }
+
+#[test]
+fn without_a_path_verify_checks_the_dist_of_the_project_it_is_run_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::project_copy(tmp.path());
+    let o = common::build_real(&root.join("dist"), &tmp.path().join("cache"), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // From a folder inside the project, as `--out` defaults to the project's dist/.
+    let o = run(&root.join("content"), &["verify"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    let dist = std::fs::canonicalize(root.join("dist")).unwrap();
+    assert!(
+        said.starts_with(&format!("{}: ", dist.display())) && said.contains("no problem"),
+        "{said}"
+    );
+    // Outside any project there is no default to check: one line says what to name.
+    let outside = tmp.path().join("elsewhere");
+    std::fs::create_dir(&outside).unwrap();
+    let o = run(&outside, &["verify"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: verify: not inside the project, so there is no default dist/; name a published folder or a reproducibility.zip\n"
+    );
+}
