@@ -1,4 +1,4 @@
-//! Property tests of the loaders, the LoadGen parsers and `verify`: arbitrary or mutated bytes
+//! Property tests of the loaders, the LoadGen parsers, the markup checks and `verify`: arbitrary or mutated bytes
 //! never panic and never allocate more than a fixed cap; every failure is an ordinary error value.
 //! CI runs the default number of cases (a few seconds); for a longer run:
 //! `PROPTEST_CASES=20000 cargo test --release --test fuzz`.
@@ -19,6 +19,7 @@ use scenario_ratios::evidence::accuracy::{
 use scenario_ratios::evidence::facts::CheckerFacts;
 use scenario_ratios::evidence::loadgen::parse_summary_log;
 use scenario_ratios::summary::{self, FileNames};
+use scenario_ratios::{markup, validate};
 
 fn facts() -> &'static CheckerFacts {
     static FACTS: OnceLock<CheckerFacts> = OnceLock::new();
@@ -228,6 +229,78 @@ proptest! {
         let a = parse_summary_log("a", &text).unwrap();
         let b = parse_summary_log("b", &shuffled).unwrap();
         prop_assert_eq!(a, b);
+    }
+}
+
+/// A random tree of elements as HTML: every element closed in order (void ones have no end tag).
+fn nested_html() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        "[a-z <>&;=\"]{0,6}".prop_map(|t| t.replace('<', "&lt;")),
+        Just("<br>".to_string()),
+        Just("<img alt=\"\"/>".to_string()),
+    ];
+    leaf.prop_recursive(4, 32, 4, |inner| {
+        (
+            prop::sample::select(vec!["div", "span", "p", "details", "summary", "em", "svg"]),
+            prop::collection::vec(inner, 0..4),
+        )
+            .prop_map(|(tag, children)| format!("<{tag} class=\"c\">{}</{tag}>", children.concat()))
+    })
+}
+
+proptest! {
+    #[test]
+    fn well_nested_markup_passes_and_a_lost_or_swapped_end_tag_is_found(
+        html in nested_html(),
+        pick in any::<usize>(),
+    ) {
+        let mut n = markup::Nesting::default();
+        n.feed(&html, 0);
+        prop_assert_eq!(n.finish(), None);
+        let page = format!("<html><body>\n{html}\n</body></html>");
+        prop_assert_eq!(validate::scan(&page).structure, Vec::<String>::new());
+        // Cut one end tag: some element is then closed out of order or never.
+        let ends: Vec<usize> = html.match_indices("</").map(|(i, _)| i).collect();
+        if !ends.is_empty() {
+            let at = ends[pick % ends.len()];
+            let len = html[at..].find('>').unwrap() + 1;
+            let cut = format!("{}{}", &html[..at], &html[at + len..]);
+            let mut n = markup::Nesting::default();
+            n.feed(&cut, 0);
+            prop_assert!(n.finish().is_some(), "{}", cut);
+        }
+        // Swap the names of two end tags that differ: the counts still balance, but the first
+        // of them now closes an element other than the innermost open one.
+        let names: Vec<(usize, &str)> = ends
+            .iter()
+            .map(|&i| (i, &html[i + 2..i + html[i..].find('>').unwrap()]))
+            .collect();
+        let first = (!names.is_empty()).then(|| names[pick % names.len()]);
+        if let Some((i, x)) = first {
+            if let Some(&(j, y)) = names.iter().find(|(j, y)| *j > i && *y != x) {
+                let swapped = format!(
+                    "{}</{y}>{}</{x}>{}",
+                    &html[..i],
+                    &html[i + x.len() + 3..j],
+                    &html[j + y.len() + 3..]
+                );
+                let mut n = markup::Nesting::default();
+                n.feed(&swapped, 0);
+                prop_assert!(
+                    matches!(n.finish(), Some(markup::Misnesting::ClosesAnother { .. })),
+                    "{}",
+                    swapped
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_the_page_scan_or_the_prose(text in ".{0,400}") {
+        let scan = validate::scan(&text);
+        let _ = scan.structure;
+        let values = scenario_ratios::article::values::Values::default();
+        let _ = scenario_ratios::article::prose::render_prose(&text, &values, &Default::default(), &[]);
     }
 }
 
