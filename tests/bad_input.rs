@@ -560,22 +560,34 @@ fn make(case: &str, s: &Sandbox) -> String {
         "a link to nowhere"
         | "unknown placeholder"
         | "raw HTML left open"
+        | "a heading id given twice"
         | "an id given twice" => {
             let sentence = match case {
                 "a link to nowhere" => "See [the files](#download) and [the table](pairs.cvs).",
                 "raw HTML left open" => "<details><summary>More",
-                "an id given twice" => "## Files {#downloads}",
+                "a heading id given twice" => "## Files {#downloads}",
+                "an id given twice" => "## Figure {#figure-1}",
                 _ => "A sentence with {{no_such_value}}.",
             };
             let p = s.root.join("content/article.md");
             let mut text = std::fs::read_to_string(&p).unwrap();
+            // The line of the prose's own downloads heading, which the document writes <first>.
+            let first = text
+                .lines()
+                .position(|l| l.ends_with("{#downloads}"))
+                .unwrap()
+                + 1;
             text.push_str(&format!("\n{sentence}\n"));
             // The sentence is the last line; the document writes its number as <last>.
             let last = text.lines().count();
             std::fs::write(&p, text).unwrap();
             let line = s
                 .refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
-                .replace(&format!(": line {last}: "), ": line <last>: ");
+                .replace(&format!(": line {last}: "), ": line <last>: ")
+                .replace(
+                    &format!("already used at line {first}"),
+                    "already used at line <first>",
+                );
             // A line of the page, which moves with every edit of the prose, is written <n>.
             match line.split_once("article.html line ") {
                 Some((head, tail)) => {

@@ -169,6 +169,7 @@ pub fn render_prose(
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     let mut in_code_block = false;
     let mut nesting = crate::markup::Nesting::default();
+    let mut heading_ids: BTreeMap<String, usize> = BTreeMap::new();
     let mut i = 0;
     while i < events.len() {
         // A paragraph holding only `{{block:name}}` becomes the block's HTML.
@@ -243,6 +244,18 @@ pub fn render_prose(
                 title: title.clone(),
                 id: id.clone(),
             })),
+            Event::Start(Tag::Heading { id: Some(id), .. }) => {
+                if let Some(first) = heading_ids.insert(id.to_string(), line) {
+                    return Err(err_at(
+                        line,
+                        format!(
+                            "heading id {{#{}}} is already used at line {first}",
+                            near(id)
+                        ),
+                    ));
+                }
+                out.push(events[i].clone());
+            }
             // Raw HTML passes through as written; its tags must nest, across blocks too.
             Event::Html(h) | Event::InlineHtml(h) => {
                 nesting.feed(h, starts[i]);
@@ -344,6 +357,11 @@ mod tests {
                 "x <b>y</b></b>\n",
                 "1",
                 "raw HTML: </b> closes no open element",
+            ),
+            (
+                "## A {#a}\n\ntext\n\n## B {#a}\n",
+                "5",
+                "heading id {#a} is already used at line 1",
             ),
         ] {
             let (got, e) = line_of(md);
