@@ -64,6 +64,11 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
                 f["smallest_label"]
             );
             assert_eq!(f["labels_outside"], serde_json::json!([]), "{id} at {at}");
+            assert_eq!(f["low_contrast"], serde_json::json!([]), "{id} at {at}");
+            assert!(
+                f["lowest_contrast"].as_f64().unwrap() >= 4.5,
+                "{id} at {at}: {f}"
+            );
         }
         assert!(
             std::fs::metadata(v["screenshot"].as_str().unwrap())
@@ -71,6 +76,15 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
                 .len()
                 > 10_000
         );
+    }
+
+    // The standalone SVGs carry their own background: opened directly, in either colour
+    // scheme, every label keeps at least 4.5:1 against what is drawn under it.
+    let standalone = r["standalone"].as_array().unwrap();
+    assert_eq!(standalone.len(), 4, "2 figures × 2 colour schemes");
+    for s in standalone {
+        assert_eq!(s["low_contrast"], serde_json::json!([]), "{s}");
+        assert!(s["lowest_contrast"].as_f64().unwrap() >= 4.5, "{s}");
     }
 
     // Print: closed <details> show their content, links their addresses.
@@ -231,10 +245,19 @@ fn the_browser_checks_catch_a_bad_page() {
         &bad,
         "<!DOCTYPE html><html lang=\"en\"><head><title>bad</title><meta name=\"viewport\" content=\"width=device-width\"></head><body>\
          <main><img src=\"http://127.0.0.1:9/x.png\" alt=\"x\"><input type=\"text\">\
-         <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text></svg></div></figure>\
+         <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text><text x=\"5\" y=\"80\" font-size=\"14\" fill=\"#dddddd\">faint</text></svg></div></figure>\
          <details><summary>s</summary><table><tr><td>hidden</td></tr></table></details>\
          <style>td.r{display:block;position:relative;padding-left:60px}td.r::before{content:attr(data-label);position:absolute;left:0;width:50px}</style>\
          <table><tr><td class=\"r\" data-label=\"Log rate ≈ summary of the row\">1</td></tr></table></main></body></html>",
+    )
+    .unwrap();
+    // A standalone figure whose dark style lightens its text but draws no background of its
+    // own (the fault of issue 11): light on the white a browser gives a file.
+    std::fs::write(
+        tmp.path().join("scenario-ratios.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 200 40\" width=\"200\" height=\"40\">\
+         <style>text{fill:#1f2328}@media (prefers-color-scheme:dark){text{fill:#e6edf3}}</style>\
+         <text x=\"5\" y=\"25\" font-size=\"14\">label</text></svg>",
     )
     .unwrap();
     let report = browser.run(
@@ -263,6 +286,21 @@ fn the_browser_checks_catch_a_bad_page() {
         serde_json::json!(["http://127.0.0.1:9/x.png"])
     );
     assert!(phone["figures"][0]["smallest_label_px"].as_f64().unwrap() < 10.0);
+    assert!(
+        phone["figures"][0]["low_contrast"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("faint: 1.")),
+        "{phone}"
+    );
+    let standalone = r["standalone"].as_array().unwrap();
+    let scheme = |s: &str| standalone.iter().find(|v| v["scheme"] == s).unwrap();
+    assert_eq!(scheme("light")["low_contrast"], serde_json::json!([]));
+    assert!(
+        scheme("dark")["low_contrast"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("label: 1.")),
+        "{standalone:?}"
+    );
     assert!(
         phone["labels_cut"][0]
             .as_str()

@@ -1,7 +1,8 @@
 // The published page as readers meet it, in Debian's chromium: a phone (390 px, also 360 px) and a
 // desktop (1280 px), light and dark, then print. For each view it reports axe-core's violations
 // (every <details> opened), sideways overflow, the figures' fit and their smallest label in CSS
-// px, console messages and network requests; it saves screenshots and the printed PDF.
+// px and the lowest contrast of their labels, console messages and network requests; then the
+// standalone SVGs' label contrast, light and dark; it saves screenshots and the printed PDF.
 //
 // Usage: node article-check.mjs <article.html> <folder for screenshots and the PDF>
 import fs from "node:fs";
@@ -14,6 +15,65 @@ const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"
 const [article, outDir] = process.argv.slice(2);
 fs.mkdirSync(outDir, { recursive: true });
 const url = "file://" + path.resolve(article);
+
+// In the page's context: every visible label of `svg` against the paint under its centre
+// (its shapes composited over the background the drawing sits on), as WCAG contrast ratios; the
+// lowest, and each label under 4.5:1.
+const labelContrast = (svg) => {
+  const rgba = (c) => {
+    const m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [r, g, b, a];
+  };
+  const paint = (el) => {
+    const cs = getComputedStyle(el);
+    if (cs.fill === "none" || cs.visibility === "hidden" || cs.display === "none") return null;
+    const c = rgba(cs.fill);
+    if (!c) return null;
+    c[3] *= parseFloat(cs.fillOpacity) * parseFloat(cs.opacity);
+    return c[3] > 0 ? c : null;
+  };
+  const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3]));
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  // Under the drawing: the background of the nearest element that paints one (white if none).
+  let base = [255, 255, 255];
+  for (let a = svg.parentElement; a; a = a.parentElement) {
+    const c = rgba(getComputedStyle(a).backgroundColor);
+    if (c && c[3] > 0) {
+      base = c.slice(0, 3);
+      break;
+    }
+  }
+  let lowest = Infinity;
+  const low = [];
+  for (const t of svg.querySelectorAll("text")) {
+    // elementsFromPoint sees only what is in the viewport.
+    t.scrollIntoView({ block: "center", inline: "center" });
+    const r = t.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const layers = document.elementsFromPoint(x, y)
+      .filter((e) => svg.contains(e) && e !== svg && e.tagName.toLowerCase() !== "text" && e.tagName.toLowerCase() !== "tspan")
+      .map(paint)
+      .filter(Boolean);
+    let under = base;
+    for (const l of layers.reverse()) under = over(l, under);
+    const fg = paint(t);
+    if (!fg) continue;
+    const c = ratio(over(fg, under), under);
+    lowest = Math.min(lowest, c);
+    if (c < 4.5) low.push(`${t.textContent.trim().slice(0, 40)}: ${c.toFixed(2)}:1`);
+  }
+  return { lowest: Math.round(lowest * 100) / 100, low: low.slice(0, 20) };
+};
 
 const browser = await launch();
 const report = { views: [], print: null };
@@ -35,7 +95,8 @@ try {
       await page.screenshot({ path: shot, fullPage: true });
       // Open every <details> for the checks (axe must see the tables inside them).
       await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
-      const layout = await page.evaluate(() => {
+      const layout = await page.evaluate((contrastSource) => {
+        const labelContrast = eval(contrastSource);
         const vw = document.documentElement.clientWidth;
         const overflowing = [];
         // Inside a visually hidden container (clip:rect(...) 1px boxes: table heads read by
@@ -82,8 +143,11 @@ try {
               return tb.width > 0 && (tb.left < box.left - 0.5 || tb.right > box.right + 0.5);
             })
             .map((t) => t.textContent);
+          const contrast = labelContrast(svg);
           figures.push({
             id: svg.getAttribute("aria-labelledby"),
+            lowest_contrast: contrast.lowest,
+            low_contrast: contrast.low,
             width: Math.round(box.width),
             container: Math.round(svg.parentElement.getBoundingClientRect().width),
             smallest_label_px: Math.round(smallest * 100) / 100,
@@ -120,7 +184,7 @@ try {
           overflowing: overflowing.slice(0, 20),
           figures,
         };
-      });
+      }, labelContrast.toString());
       // Evaluated through CDP, which the page's Content-Security-Policy does not govern.
       await page.evaluate(axeSource);
       const axe = await page.evaluate(async () => {
@@ -128,6 +192,22 @@ try {
         return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, first: v.nodes[0]?.target }));
       });
       report.views.push({ width, scheme, screenshot: shot, ...layout, axe, console: consoleLines, requests });
+      await page.close();
+    }
+  }
+
+  // The standalone figures beside the page, opened as files of their own, light and dark.
+  report.standalone = [];
+  for (const name of ["scenario-ratios.svg", "ratios-by-model.svg"]) {
+    const file = path.resolve(path.dirname(article), name);
+    if (!fs.existsSync(file)) continue;
+    for (const scheme of ["light", "dark"]) {
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1280, height: 900, deviceScaleFactor: 1 });
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+      await page.goto("file://" + file, { waitUntil: "load" });
+      const contrast = await page.evaluate((src) => eval(src)(document.documentElement), labelContrast.toString());
+      report.standalone.push({ file: name, scheme, lowest_contrast: contrast.lowest, low_contrast: contrast.low });
       await page.close();
     }
   }
