@@ -1,0 +1,457 @@
+//! Stage 8 of the pipeline: the build checks its own output before publishing it. Any failed
+//! check stops the build, and the report is written to `qa/validation.json`.
+//!
+//! The article is checked as a browser reads it, token by token ([`page`]), never by searching
+//! its text: no executable script (a JSON-LD data block is the one script
+//! element allowed), no refresh, no event-handler attribute, no `javascript:` or `data:` link, no
+//! protocol-relative or backslash URL, nothing loaded from anywhere; a strict Content-Security-
+//! Policy; every element closed in order and every `id` given once; both SVGs well-formed; the
+//! bundle's entry names safe and inventoried; SHA256SUMS covering every other file.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::archive::{self, BUNDLE_LIMITS};
+use crate::dist::Dist;
+use crate::layout::{OutputFile, INVENTORY};
+
+pub mod page;
+
+use page::{broken_links, policy_problems};
+pub use page::{csp_problems, page_problems, rendered_values, scan, PageScan};
+
+/// One rule the output must meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    PageSafe,
+    CspStrict,
+    SvgWellFormed(OutputFile),
+    HighlightsMatchResults,
+    BundleNamesSafe,
+    SumsCoverOutput,
+    LinksResolve,
+    PageWellFormed,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::PageSafe => f.write_str("page-safe"),
+            Rule::CspStrict => f.write_str("csp-strict"),
+            Rule::SvgWellFormed(file) => write!(f, "svg-well-formed {}", file.path()),
+            Rule::HighlightsMatchResults => f.write_str("highlights-match-results"),
+            Rule::BundleNamesSafe => f.write_str("bundle-names-safe"),
+            Rule::SumsCoverOutput => f.write_str("sha256sums-cover-output"),
+            Rule::LinksResolve => f.write_str("links-resolve"),
+            Rule::PageWellFormed => f.write_str("page-well-formed"),
+        }
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The outcome of one rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Validation {
+    pub rule: Rule,
+    pub passed: bool,
+    pub detail: String,
+}
+
+fn outcome(rule: Rule, problems: Vec<String>, ok_detail: &str) -> Validation {
+    Validation {
+        rule,
+        passed: problems.is_empty(),
+        detail: if problems.is_empty() {
+            ok_detail.to_string()
+        } else {
+            problems.join("; ")
+        },
+    }
+}
+
+fn text(dist: &Dist, file: OutputFile) -> Result<&str, String> {
+    let bytes = dist
+        .get(file.path())
+        .ok_or_else(|| format!("{} is missing", file.path()))?;
+    std::str::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8", file.path()))
+}
+
+fn svg_problems(file: OutputFile, source: &str) -> Vec<String> {
+    let name = file.path();
+    match roxmltree::Document::parse(source) {
+        Err(e) => vec![format!("{name}: not well-formed XML: {e}")],
+        Ok(doc) => {
+            let root = doc.root_element();
+            let mut p = Vec::new();
+            if root.tag_name().name() != "svg" {
+                p.push(format!("{name}: root element is not <svg>"));
+            }
+            if root.attribute("role") != Some("img") {
+                p.push(format!("{name}: no role=\"img\""));
+            }
+            for child in ["title", "desc"] {
+                if !root.children().any(|c| c.tag_name().name() == child) {
+                    p.push(format!("{name}: no <{child}>"));
+                }
+            }
+            if doc.descendants().any(|n| {
+                n.tag_name().name().eq_ignore_ascii_case("script")
+                    || n.attributes()
+                        .any(|a| a.name().to_ascii_lowercase().starts_with("on"))
+            }) {
+                p.push(format!("{name}: holds a script or an event handler"));
+            }
+            p
+        }
+    }
+}
+
+/// The static checks of the build output. `will_be_summed` lists the files SHA256SUMS will cover.
+pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validation> {
+    // The bundle's listing (a 4,400-entry directory and its inventory) is checked on a second
+    // core while the page and the figures are.
+    let bundle = OutputFile::Bundle.path();
+    let (mut out, article, listing) = std::thread::scope(|scope| {
+        let listing = scope.spawn(|| dist.get(bundle).map(bundle_listing_problems));
+        let mut out = Vec::new();
+        let article = text(dist, OutputFile::Article).map(scan);
+        out.push(match &article {
+            Err(e) => outcome(Rule::PageSafe, vec![e.clone()], ""),
+            Ok(page) => outcome(
+                Rule::PageSafe,
+                page.problems.clone(),
+                "no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
+            ),
+        });
+        out.push(match &article {
+            Err(e) => outcome(Rule::CspStrict, vec![e.clone()], ""),
+            Ok(page) => outcome(
+                Rule::CspStrict,
+                policy_problems(&page.policies),
+                "one Content-Security-Policy <meta>, default-src 'none', no script source",
+            ),
+        });
+        for file in [OutputFile::FigureHighlights, OutputFile::FigurePairs] {
+            let problems = match text(dist, file) {
+                Err(e) => vec![e],
+                Ok(s) => svg_problems(file, s),
+            };
+            out.push(outcome(
+                Rule::SvgWellFormed(file),
+                problems,
+                "parses as XML; <svg role=\"img\"> with <title> and <desc>; no script",
+            ));
+        }
+        out.push(highlights_match_results(
+            dist,
+            article.as_ref().map(|p| p.values.as_slice()),
+        ));
+        let listing = listing.join().unwrap_or_else(|_| {
+            Some((
+                0,
+                vec!["the check of the bundle's listing failed".to_string()],
+            ))
+        });
+        (out, article, listing)
+    });
+    out.push(match listing {
+        None => outcome(
+            Rule::BundleNamesSafe,
+            vec![format!("{bundle} is missing")],
+            "",
+        ),
+        Some((n, problems)) => outcome(
+            Rule::BundleNamesSafe,
+            problems,
+            &format!("{n} entries, unique and relative without `..`, each listed in {INVENTORY}"),
+        ),
+    });
+
+    let files: BTreeSet<String> = dist
+        .files()
+        .map(|(p, _)| p.to_string())
+        .chain([OutputFile::Validation.path().to_string()])
+        .collect();
+    let missing: Vec<String> = files
+        .symmetric_difference(will_be_summed)
+        .map(|p| format!("{p} not covered"))
+        .collect();
+    let published: BTreeSet<String> = files
+        .iter()
+        .cloned()
+        .chain([OutputFile::Sums.path().to_string()])
+        .collect();
+    out.push(match &article {
+        Err(e) => outcome(Rule::LinksResolve, vec![e.clone()], ""),
+        Ok(page) => outcome(
+            Rule::LinksResolve,
+            broken_links(page, &published),
+            &format!(
+                "{} links; every #fragment names an element of the page, every relative link a published file, every published file is linked",
+                page.links.len()
+            ),
+        ),
+    });
+    out.push(match &article {
+        Err(e) => outcome(Rule::PageWellFormed, vec![e.clone()], ""),
+        Ok(page) => outcome(
+            Rule::PageWellFormed,
+            page.structure.clone(),
+            &format!(
+                "every element closed in order, {} ids each given once",
+                page.ids.len()
+            ),
+        ),
+    });
+    out.push(outcome(
+        Rule::SumsCoverOutput,
+        missing,
+        &format!(
+            "{} lists all {} other files",
+            OutputFile::Sums.path(),
+            files.len()
+        ),
+    ));
+    out
+}
+
+/// The values results.json implies for the prose's placeholders, formatted as the article formats
+/// them: each highlight's ratio (and its loss or gain), the span, and the counts.
+fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>, String> {
+    use crate::format::{percent, points};
+    let mut expected = Vec::new();
+    let highlights = results["highlights"]
+        .as_array()
+        .filter(|h| !h.is_empty())
+        .ok_or("results.json has no highlights")?;
+    for h in highlights {
+        let (Some(id), Some(ratio)) = (h["id"].as_str(), h["ratio"].as_f64()) else {
+            return Err(format!("highlight {} has no id or ratio", h["label"]));
+        };
+        let r = crate::analysis::Ratio(ratio);
+        expected.push((format!("hl.{id}.ratio"), percent(r)));
+        expected.push((
+            format!("hl.{id}.loss"),
+            format!("{:.2} %", 100.0 - r.percent()),
+        ));
+        expected.push((
+            format!("hl.{id}.gain"),
+            format!("{:.2} %", r.percent() - 100.0),
+        ));
+    }
+    if let Some(span) = results["span_pp"].as_f64() {
+        expected.push(("span_pp".into(), points(span)));
+    }
+    if let Some(round) = results["round"].as_str() {
+        expected.push(("round".into(), round.into()));
+    }
+    // The range of all ratios, and the lowest and highest per-benchmark medians (results.json
+    // orders the benchmarks by median).
+    let ratios: Vec<f64> = results["pairs"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["ratio"].as_f64()).collect())
+        .unwrap_or_default();
+    if let (Some(min), Some(max)) = (
+        ratios.iter().copied().reduce(f64::min),
+        ratios.iter().copied().reduce(f64::max),
+    ) {
+        expected.push(("all_min".into(), percent(crate::analysis::Ratio(min))));
+        expected.push(("all_max".into(), percent(crate::analysis::Ratio(max))));
+    }
+    let benchmarks = results["benchmarks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for (end, b) in [("low", benchmarks.first()), ("high", benchmarks.last())] {
+        if let (Some(name), Some(median)) = (
+            b.and_then(|b| b["benchmark"].as_str()),
+            b.and_then(|b| b["median"].as_f64()),
+        ) {
+            expected.push((
+                format!("median_{end}"),
+                percent(crate::analysis::Ratio(median)),
+            ));
+            expected.push((format!("median_{end}_benchmark"), name.into()));
+        }
+    }
+    for count in [
+        "rows",
+        "closed",
+        "open",
+        "eligible",
+        "pairs",
+        "unmatched",
+        "over_100",
+    ] {
+        if let Some(n) = results["counts"][count].as_u64() {
+            expected.push((count.into(), n.to_string()));
+        }
+    }
+    Ok(expected)
+}
+
+/// Every value the article renders that results.json determines must equal it (so a wrong lede
+/// fails the build, wherever else the number appears), and every highlighted percentage must be
+/// drawn in figure 1.
+fn highlights_match_results(
+    dist: &Dist,
+    rendered: std::result::Result<&[(String, String)], &String>,
+) -> Validation {
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    let parsed = text(dist, OutputFile::Results).and_then(|t| {
+        serde_json::from_str::<serde_json::Value>(t).map_err(|e| format!("results.json: {e}"))
+    });
+    match (parsed.and_then(|r| expected_values(&r)), rendered) {
+        (Err(e), _) => problems.push(e),
+        (_, Err(e)) => problems.push(e.clone()),
+        (Ok(expected), Ok(rendered)) => {
+            for (name, shown) in rendered {
+                if let Some((_, want)) = expected.iter().find(|(n, _)| n == name) {
+                    compared += 1;
+                    if shown.trim() != want.as_str() {
+                        problems.push(format!(
+                            "{{{{{name}}}}} shows {shown:?} but results.json gives {want:?}"
+                        ));
+                    }
+                }
+            }
+            if compared == 0 {
+                problems.push("the article renders no value that results.json determines".into());
+            }
+            let figure = text(dist, OutputFile::FigureHighlights).unwrap_or_default();
+            for (name, want) in expected.iter().filter(|(n, _)| n.ends_with(".ratio")) {
+                if !figure.contains(want.as_str()) {
+                    problems.push(format!("{want} ({name}) is not drawn in figure 1"));
+                }
+            }
+        }
+    }
+    outcome(
+        Rule::HighlightsMatchResults,
+        problems,
+        &format!("{compared} rendered values equal results.json; every highlighted ratio is drawn in figure 1"),
+    )
+}
+
+/// Checks the bundle's entry names from its raw central directory (unique, safe, within the
+/// limits, all in the bundle's folder and at most 160 characters long) and that the inventory
+/// lists each of them; the other entries' data are checked by `verify`.
+fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
+    let entries = match archive::central_directory(bytes, &BUNDLE_LIMITS) {
+        Ok(e) => e,
+        Err(problems) => return (0, problems),
+    };
+    let root = crate::layout::bundle_root();
+    let inventory_name = format!("{root}{INVENTORY}");
+    let inventory = match archive::read_entry(bytes, &entries, &inventory_name) {
+        Ok(i) => i,
+        Err(p) => return (entries.len(), p),
+    };
+    let Some(inventory) = inventory.and_then(|b| String::from_utf8(b).ok()) else {
+        return (entries.len(), vec![format!("no readable {inventory_name}")]);
+    };
+    let listed = match crate::package::parse_sums(&inventory_name, &inventory) {
+        Ok(l) => l,
+        Err(p) => return (entries.len(), p),
+    };
+    // Both sides by path inside the bundle's folder: a name outside it is never listed.
+    fn inside<'a>(e: &'a archive::RawEntry, root: &str, inventory: &str) -> Option<&'a str> {
+        e.name.strip_prefix(root).filter(|_| e.name != inventory)
+    }
+    let names: std::collections::HashSet<&str> = entries
+        .iter()
+        .filter_map(|e| inside(e, &root, &inventory_name))
+        .collect();
+    let listed: std::collections::HashSet<&str> = listed.iter().map(|(p, _)| p.as_str()).collect();
+    let mut problems: Vec<String> = listed
+        .iter()
+        .filter(|p| !names.contains(*p))
+        .map(|p| format!("{root}{p}: listed in the inventory but absent"))
+        .collect();
+    let mut unlisted: Vec<String> = entries
+        .iter()
+        .filter(|e| {
+            e.name != inventory_name
+                && inside(e, &root, &inventory_name).is_none_or(|rel| !listed.contains(rel))
+        })
+        .map(|e| format!("{}: not in the inventory", e.name))
+        .collect();
+    problems.sort();
+    unlisted.sort();
+    problems.append(&mut unlisted);
+    (entries.len(), problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundle_listing_must_match_its_inventory_both_ways() {
+        use std::io::Write;
+        let root = crate::layout::bundle_root();
+        let sum = crate::inputs::HexDigest::sha256(b"x");
+        // `stray.txt` is listed, and an entry of that name exists, but outside the folder.
+        let inventory = format!("{sum}  a.txt\n{sum}  c.txt\n{sum}  stray.txt\n");
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, body) in [
+            (format!("{root}a.txt"), "x"),
+            (format!("{root}b.txt"), "x"),
+            ("stray.txt".to_string(), "x"),
+            (format!("{root}{INVENTORY}"), inventory.as_str()),
+        ] {
+            w.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            w.write_all(body.as_bytes()).unwrap();
+        }
+        let zip = w.finish().unwrap().into_inner();
+        assert_eq!(
+            bundle_listing_problems(&zip),
+            (
+                4,
+                vec![
+                    format!("{root}c.txt: listed in the inventory but absent"),
+                    format!("{root}stray.txt: listed in the inventory but absent"),
+                    format!("{root}b.txt: not in the inventory"),
+                    "stray.txt: not in the inventory".to_string(),
+                ]
+            )
+        );
+    }
+
+    #[test]
+    fn the_values_results_json_determines_include_the_round_range_and_medians() {
+        let results = serde_json::json!({
+            "round": "v6.1",
+            "highlights": [{"id": "a", "ratio": 0.8536, "label": "A"}],
+            "pairs": [{"ratio": 0.5}, {"ratio": 1.02}, {"ratio": 0.75}],
+            "benchmarks": [{"benchmark": "x", "median": 0.8}, {"benchmark": "y", "median": 0.9}],
+            "counts": {"pairs": 3},
+        });
+        let expected = expected_values(&results).unwrap();
+        for (name, want) in [
+            ("round", "v6.1"),
+            ("hl.a.ratio", "85.36 %"),
+            ("all_min", "50.00 %"),
+            ("all_max", "102.00 %"),
+            ("median_low", "80.00 %"),
+            ("median_low_benchmark", "x"),
+            ("median_high", "90.00 %"),
+            ("median_high_benchmark", "y"),
+            ("pairs", "3"),
+        ] {
+            assert!(
+                expected.iter().any(|(n, v)| n == name && v == want),
+                "{name} = {want:?} in {expected:?}"
+            );
+        }
+    }
+}
