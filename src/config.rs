@@ -109,6 +109,17 @@ impl ArticleConfig {
         &self.canonical_url[..end]
     }
 
+    /// The year of publication, `YYYY` (the date is checked to be `YYYY-MM-DD` when loaded).
+    pub fn published_year(&self) -> &str {
+        self.published.get(..4).unwrap_or(&self.published)
+    }
+
+    /// The publication date as Google Scholar's `citation_publication_date` writes it,
+    /// `YYYY/MM/DD`.
+    pub fn published_slashed(&self) -> String {
+        self.published.replace('-', "/")
+    }
+
     /// The absolute URL of a site-root path such as `/about/`.
     pub fn absolute(&self, site_path: &str) -> String {
         format!("{}{site_path}", self.origin())

@@ -188,9 +188,19 @@ fn the_page_carries_its_author_identity_and_publisher_metadata() {
         "<meta name=\"twitter:card\" content=\"summary\">",
         "<meta name=\"author\" content=\"Aryan Putta\">",
         "<a href=\"/about/\" rel=\"author\">Aryan Putta</a>",
+        // Google Scholar's citation tags, and the BibTeX entry for citing the page.
+        "<meta name=\"citation_title\" content=\"The Server/Offline ratio is workload-specific\">",
+        "<meta name=\"citation_author\" content=\"Aryan Putta\">",
+        "<meta name=\"citation_publication_date\" content=\"2026/11/30\">",
+        "@online{putta2026server,\n  author = {Aryan Putta},\n  title = {{The Server/Offline ratio is workload-specific}},\n  year = {2026},",
+        "url = {https://aryanputta.com/articles/server-offline-ratio/article.html}\n}",
     ] {
         assert!(html.contains(needle), "missing {needle}");
     }
+    assert!(
+        page.contains("Aryan Putta (2026). The Server/Offline ratio is workload-specific."),
+        "the reference line"
+    );
     // The JSON-LD block is data: it parses, and says who, when, where and from what.
     let start = html.find("<script type=\"application/ld+json\">").unwrap() + 35;
     let end = start + html[start..].find("</script>").unwrap();

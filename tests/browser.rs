@@ -126,6 +126,10 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
     assert!(text.contains(&last_pair["server_id"].as_str().unwrap().to_string()));
     assert!(text.contains("summary.json"), "the inputs table is printed");
     assert!(
+        text.contains("@online{"),
+        "the BibTeX entry, in a closed <details>, is printed"
+    );
+    assert!(
         text.contains("https://arxiv.org/abs/1911.02549"),
         "link addresses are printed"
     );
@@ -246,7 +250,7 @@ fn the_browser_checks_catch_a_bad_page() {
         "<!DOCTYPE html><html lang=\"en\"><head><title>bad</title><meta name=\"viewport\" content=\"width=device-width\"></head><body>\
          <main><img src=\"http://127.0.0.1:9/x.png\" alt=\"x\"><input type=\"text\">\
          <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text><text x=\"5\" y=\"80\" font-size=\"14\" fill=\"#dddddd\">faint</text></svg></div></figure>\
-         <details><summary>s</summary><table><tr><td>hidden</td></tr></table></details>\
+         <details id=\"closed\"><summary>s</summary><table><tr><td>hidden</td></tr></table></details>\
          <style>td.r{display:block;position:relative;padding-left:60px}td.r::before{content:attr(data-label);position:absolute;left:0;width:50px}</style>\
          <table><tr><td class=\"r\" data-label=\"Log rate ≈ summary of the row\">1</td></tr></table></main></body></html>",
     )
@@ -291,6 +295,11 @@ fn the_browser_checks_catch_a_bad_page() {
             .as_str()
             .is_some_and(|l| l.starts_with("faint: 1.")),
         "{phone}"
+    );
+    // Without print styles a closed <details> prints its summary only.
+    assert_eq!(
+        r["print"]["details_hidden_in_print"],
+        serde_json::json!(["closed"])
     );
     let standalone = r["standalone"].as_array().unwrap();
     let scheme = |s: &str| standalone.iter().find(|v| v["scheme"] == s).unwrap();

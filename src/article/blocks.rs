@@ -1,6 +1,6 @@
 //! The HTML blocks the prose places with `{{block:name}}`: the two figures with their data
-//! tables, the scope walk-through, the evidence checks, all pairs and the pinned inputs, each
-//! rendered from its template in `templates/blocks/`.
+//! tables, the scope walk-through, the evidence checks, all pairs, the pinned inputs, the
+//! downloads and how to cite the article, each rendered from its template in `templates/blocks/`.
 
 use std::collections::BTreeSet;
 
@@ -167,10 +167,90 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
         .collect()
 }
 
+#[derive(Template)]
+#[template(path = "blocks/citation.html")]
+struct CitationBlock<'a> {
+    config: &'a crate::config::ArticleConfig,
+    bibtex: String,
+}
+
+/// A value for a BibTeX field: TeX's special characters escaped.
+fn bibtex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '^' => out.push_str("\\^{}"),
+            '~' => out.push_str("\\~{}"),
+            '{' | '}' | '%' | '&' | '$' | '#' | '_' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The article as a BibTeX `@online` entry. Its key is the author's last name, the year and the
+/// title's first word that is not an article, in lower-case ASCII (`putta2026server`).
+fn bibtex(config: &crate::config::ArticleConfig) -> String {
+    let ascii = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let family = config.author.split_whitespace().last().map(ascii);
+    let word = config
+        .title
+        .split(|c: char| !c.is_alphanumeric())
+        .map(ascii)
+        .find(|w| !w.is_empty() && !["the", "a", "an"].contains(&w.as_str()));
+    let key = format!(
+        "{}{}{}",
+        family
+            .filter(|f| !f.is_empty())
+            .as_deref()
+            .unwrap_or("article"),
+        config.published_year(),
+        word.unwrap_or_default()
+    );
+    // Double braces keep the title's capitals as written; the site is named when it is not
+    // the author's own name.
+    let organization = if config.site_name == config.author {
+        String::new()
+    } else {
+        format!(
+            "  organization = {{{}}},\n",
+            bibtex_escape(&config.site_name)
+        )
+    };
+    format!(
+        "@online{{{key},\n  author = {{{}}},\n  title = {{{{{}}}}},\n  year = {{{}}},\n  date = {{{}}},\n{organization}  url = {{{}}}\n}}",
+        bibtex_escape(&config.author),
+        bibtex_escape(&config.title),
+        config.published_year(),
+        config.published,
+        config.canonical_url,
+    )
+}
+
+/// How to cite the article: a reference line and its BibTeX entry.
+fn citation(data: &ArticleData<'_>) -> Result<String> {
+    template(
+        &CitationBlock {
+            config: data.config,
+            bibtex: bibtex(data.config),
+        },
+        "blocks/citation.html",
+    )
+}
+
 /// Every block the prose may place, by name.
 pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
     type Render = fn(&ArticleData<'_>) -> Result<String>;
-    let all: [(&str, Render); 7] = [
+    let all: [(&str, Render); 8] = [
         ("figure-highlights", figure_highlights),
         ("figure-pairs", figure_pairs),
         ("steps", steps),
@@ -178,6 +258,7 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
         ("pairs", pairs),
         ("inputs", inputs),
         ("downloads", download_list),
+        ("citation", citation),
     ];
     all.into_iter()
         .map(|(name, render)| Ok((name.to_string(), render(data)?)))
@@ -352,7 +433,26 @@ fn download_list(data: &ArticleData<'_>) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::count_word;
+    use super::{bibtex, count_word};
+
+    #[test]
+    fn the_bibtex_entry_escapes_tex_and_keys_on_name_year_and_first_word() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/content/article.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut config = crate::config::ArticleConfig::parse("article.json", &text).unwrap();
+        config.author = "Ana O'Neil".into();
+        config.title = "An 85% claim & {more}_x".into();
+        config.site_name = "Notes #1".into();
+        config.published = "2025-02-03".into();
+        config.canonical_url = "https://example.org/a/article.html".into();
+        assert_eq!(
+            bibtex(&config),
+            "@online{oneil202585,\n  author = {Ana O'Neil},\n  title = {{An 85\\% claim \\& \\{more\\}\\_x}},\n  year = {2025},\n  date = {2025-02-03},\n  organization = {Notes \\#1},\n  url = {https://example.org/a/article.html}\n}"
+        );
+        // The site is not named again when it is the author's own.
+        config.site_name = config.author.clone();
+        assert!(!bibtex(&config).contains("organization"));
+    }
 
     #[test]
     fn small_counts_are_words_and_larger_ones_digits() {

@@ -219,8 +219,10 @@ try {
   const printed = await page.evaluate(() => {
     const closed = [...document.querySelectorAll("details")].filter((d) => !d.open);
     const hiddenContent = closed.filter((d) => {
-      const inside = d.querySelector("table");
-      return !inside || inside.getBoundingClientRect().height === 0;
+      const inside = [...d.children].filter((c) => c.tagName !== "SUMMARY");
+      // A closed <details> hides its content with content-visibility, under which layout
+      // queries still measure it: ask whether it is rendered at all.
+      return inside.length === 0 || inside.every((c) => !c.checkVisibility());
     }).map((d) => d.id);
     const link = document.querySelector('a[href^="https://arxiv.org"]');
     const after = link ? getComputedStyle(link, "::after").content : "";
