@@ -61,7 +61,8 @@ pub fn read_text(root: &Path, rel: &str) -> Result<String> {
     read_text_file(&root.join(rel), rel)
 }
 
-/// Reads the project file at `path` as UTF-8, with the same cap; errors name it as `name`.
+/// Reads the project file at `path` as UTF-8, with the same cap, without a leading byte-order
+/// mark; errors name it as `name`.
 pub fn read_text_file(path: &Path, name: &str) -> Result<String> {
     let Some(bytes) =
         crate::fetch::read_file(path, MAX_PROJECT_FILE).map_err(|e| Error::io(path, e))?
@@ -71,9 +72,15 @@ pub fn read_text_file(path: &Path, name: &str) -> Result<String> {
             message: format!("larger than {MAX_PROJECT_FILE} bytes"),
         });
     };
-    String::from_utf8(bytes).map_err(|e| Error::Config {
+    let text = String::from_utf8(bytes).map_err(|e| Error::Config {
         file: name.into(),
         message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+    })?;
+    // A byte-order mark, which some editors write first, is not part of the text: JSON does not
+    // allow it and the page would carry it invisibly.
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
     })
 }
 
@@ -139,5 +146,15 @@ mod tests {
         assert!(!p.manifest.inputs.is_empty());
         assert!(p.facts.models.contains_key("llama2-70b-99.9"));
         assert!(find_root(Path::new("/")).is_err());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped_and_only_that() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("article.json");
+        fs::write(&path, b"\xef\xbb\xbf{\"a\": \"\xef\xbb\xbf\"}").unwrap();
+        let text = read_text_file(&path, "article.json").unwrap();
+        assert_eq!(text, "{\"a\": \"\u{feff}\"}");
+        assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
     }
 }
