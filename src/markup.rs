@@ -89,7 +89,9 @@ impl Nesting {
 
     /// Feeds every tag of the HTML fragment `html`, which starts at byte `base` of the whole.
     pub fn feed(&mut self, html: &str, base: usize) {
-        let emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
+        let mut emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
+        // Inside <style>, <textarea>, <title> and the like, text is text (as a browser reads it).
+        emitter.naively_switch_states(true);
         for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
             match token {
                 Token::StartTag(tag) => self.start(
@@ -162,6 +164,14 @@ mod tests {
         assert_eq!(
             check("<main>\n<details>\n<summary>s</summary>").as_deref(),
             Some("line 2: <details> is never closed")
+        );
+    }
+
+    #[test]
+    fn tags_inside_raw_text_elements_are_text() {
+        assert_eq!(
+            check("<style>a::after{content:\"<b>\"}</style><textarea><p></textarea>"),
+            None
         );
     }
 
