@@ -341,7 +341,10 @@ fn the_same_binary_picks_up_edits_to_prose_and_settings() {
     let root = common::project_copy(tmp.path());
     let prose = root.join("content/article.md");
     let mut text = std::fs::read_to_string(&prose).unwrap();
-    text.push_str("\nA sentence the author added after the binary was built.\n");
+    // Appended as `echo "..." >> content/article.md` appends it: no blank line before, so it
+    // joins whatever paragraph ends the prose.
+    assert!(text.ends_with('\n'));
+    text.push_str("A sentence the author added after the binary was built.\n");
     std::fs::write(&prose, text).unwrap();
     let config = root.join("content/article.json");
     let settings = std::fs::read_to_string(&config).unwrap();

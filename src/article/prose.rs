@@ -92,7 +92,7 @@ fn substitute<'a>(
         if name.starts_with("block:") {
             return Err(err_at(
                 at,
-                format!("placeholder {{{{{name}}}}} must stand alone in its own paragraph"),
+                format!("placeholder {{{{{name}}}}} must stand alone in its own paragraph, with a blank line before and after it"),
             ));
         }
         let value = values.get(name).ok_or_else(|| unknown(at, name, values))?;
