@@ -17,6 +17,12 @@ pub fn min_python() -> String {
     format!("{}.{}", MIN_PYTHON.0, MIN_PYTHON.1)
 }
 
+/// The oldest Python the pinned tools that re-run the notebook (nbval and the Jupyter kernel of
+/// `tests/notebook/requirements.txt`) install on: the highest `Requires-Python` lower bound of the
+/// packages they bring, which `tests/notebook.rs` reads from the installed tools. The bundled
+/// README names it beside the install command.
+pub const NBVAL_MIN_PYTHON: &str = "3.11";
+
 /// The opening of `analysis.py`: what it is, the Python it needs, and one line instead of a
 /// traceback on a mismatch.
 #[derive(askama::Template)]

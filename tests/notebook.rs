@@ -411,3 +411,35 @@ fn the_article_quick_check_runs_as_written_from_the_two_downloads() {
         "{out}"
     );
 }
+
+/// The pinned tools that re-run the notebook install on the Python the bundled README names:
+/// the highest `Requires-Python` lower bound of every package installed with them.
+#[test]
+fn the_python_the_notebook_tools_need_is_the_one_the_readme_names() {
+    let script = r#"
+import importlib.metadata as m, re
+best = (0, 0)
+for d in m.distributions():
+    name = (d.metadata.get("Name") or "").lower()
+    if name in ("pip", "setuptools", "wheel"):
+        continue
+    for major, minor in re.findall(r">=\s*(\d+)\.(\d+)", d.metadata.get("Requires-Python") or ""):
+        best = max(best, (int(major), int(minor)))
+print("%d.%d" % best)
+"#;
+    let o = Command::new(nbval_python())
+        .args(["-c", script])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let needed = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert_eq!(needed, scenario_ratios::notebook::NBVAL_MIN_PYTHON);
+    let (_tmp, folder) = unzipped();
+    let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!(
+            "with Python {needed} or later (the pinned Jupyter kernel\nneeds it)"
+        )),
+        "{readme}"
+    );
+}
