@@ -134,6 +134,13 @@ print(len(names), os.path.getsize(path), len(longest))
         "entries, bytes, longest path: {}",
         String::from_utf8_lossy(&o.stdout).trim()
     );
+    // The size README.md gives the bundle is its size, to the 0.1 MB it is written with.
+    let bytes = std::fs::metadata(out.join("reproducibility.zip"))
+        .unwrap()
+        .len();
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let stated = format!("`reproducibility.zip` ({:.1} MB)", bytes as f64 / 1e6);
+    assert!(readme.contains(&stated), "README.md should say {stated}");
 }
 
 #[test]
