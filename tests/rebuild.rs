@@ -145,4 +145,33 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
             String::from_utf8_lossy(&mac.stdout)
         );
     }
+
+    // Where `unzip` is missing, the article's alternative unpacks the same files.
+    assert!(
+        html.contains("<code>python3 -m zipfile -e reproducibility.zip .</code>"),
+        "the article offers the Python alternative to unzip"
+    );
+    let other = tmp.path().join("python-unzip");
+    std::fs::create_dir_all(&other).unwrap();
+    let o = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(reader.join("reproducibility.zip"))
+        .arg(".")
+        .current_dir(&other)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fresh = tmp.path().join("unzip-again");
+    std::fs::create_dir_all(&fresh).unwrap();
+    let o = Command::new("unzip")
+        .args(["-q"])
+        .arg(reader.join("reproducibility.zip"))
+        .current_dir(&fresh)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        common::snapshot(&other) == common::snapshot(&fresh),
+        "python3 -m zipfile -e and unzip unpack different files"
+    );
 }
