@@ -518,14 +518,16 @@ pub fn ownership(dir: &Path, marker: &str) -> io::Result<Ownership> {
 }
 
 /// Makes `dir` the tool's to write in: `refusal` names the states it refuses, with the line to
-/// show; otherwise a missing folder is made and an unmarked one marked with `marker` (holding
-/// `text`). A marked folder is left as it is.
+/// show; otherwise a missing folder is made and an empty one marked with `marker` (holding
+/// `text`). A marked folder is left as it is, and so is a non-empty unmarked one the caller
+/// accepts: its files are someone else's, so it is not marked as the tool's. Returns the state
+/// found.
 pub fn claim(
     dir: &Path,
     marker: &str,
     text: &str,
     refusal: impl FnOnce(Ownership) -> Option<String>,
-) -> Result<()> {
+) -> Result<Ownership> {
     let state = ownership(dir, marker).map_err(|e| Error::io(dir, e))?;
     if let Some(message) = refusal(state) {
         return Err(Error::Refused {
@@ -534,12 +536,13 @@ pub fn claim(
         });
     }
     match state {
-        Ownership::Marked => return Ok(()),
+        Ownership::Marked | Ownership::Foreign | Ownership::NotAFolder => return Ok(state),
         Ownership::Missing => fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?,
-        Ownership::Empty | Ownership::Foreign | Ownership::NotAFolder => {}
+        Ownership::Empty => {}
     }
     let path = dir.join(marker);
-    fs::write(&path, text).map_err(|e| Error::io(&path, e))
+    fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    Ok(state)
 }
 
 /// Exchanges two paths atomically (`renameat2` with `RENAME_EXCHANGE`).
@@ -631,6 +634,32 @@ mod tests {
         fs::create_dir_all(root.join("src")).unwrap();
         fs::write(root.join("Cargo.toml"), b"[package]").unwrap();
         root
+    }
+
+    #[test]
+    fn claim_marks_only_a_folder_it_makes_or_finds_empty() {
+        let base = tempfile::tempdir().unwrap();
+        let accept = |_: Ownership| None;
+        let marked = |d: &Path| d.join("M").exists();
+        let new = base.path().join("new");
+        assert_eq!(claim(&new, "M", "m", accept).unwrap(), Ownership::Missing);
+        assert!(marked(&new));
+        assert_eq!(claim(&new, "M", "m", accept).unwrap(), Ownership::Marked);
+        let empty = base.path().join("empty");
+        fs::create_dir(&empty).unwrap();
+        assert_eq!(claim(&empty, "M", "m", accept).unwrap(), Ownership::Empty);
+        assert!(marked(&empty));
+        // Someone's files, accepted by the caller: used, but not marked as the tool's.
+        let theirs = base.path().join("theirs");
+        fs::create_dir(&theirs).unwrap();
+        fs::write(theirs.join("a.csv"), b"a").unwrap();
+        assert_eq!(
+            claim(&theirs, "M", "m", accept).unwrap(),
+            Ownership::Foreign
+        );
+        assert!(!marked(&theirs));
+        let refused = claim(&theirs, "M", "m", |_| Some("no".into())).unwrap_err();
+        assert_eq!(refused.to_string(), format!("{}: no", theirs.display()));
     }
 
     #[test]

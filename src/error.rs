@@ -26,6 +26,12 @@ pub enum Error {
     MirrorMissing(PathBuf),
     #[error("input `{name}`: {message}")]
     Acquire { name: String, message: String },
+    /// A cache entry that fails its pin, in a folder whose files the tool did not write.
+    #[error("{mismatch}; left as it is, since scenario-ratios did not fill this folder (no {marker} inside): restore the file, or remove it to have the pinned copy acquired again")]
+    DamagedNotOurs {
+        mismatch: Box<Error>,
+        marker: &'static str,
+    },
     #[error("{url}: download failed: {message}")]
     Download { url: String, message: String },
     #[error("{file}: {location}: {message}")]

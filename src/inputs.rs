@@ -340,8 +340,9 @@ pub struct AcquireOptions {
     pub download_base: Option<String>,
     /// When false, an input that is neither cached nor mirrored is an error instead of a download.
     pub allow_download: bool,
-    /// The cache is the project's own `data/upstream/` (git-ignored, made by this tool): it is
-    /// used even when it predates [`CACHE_MARKER`].
+    /// The cache is the project's own `data/upstream/` (git-ignored, made by this tool, or
+    /// unzipped with the bundle): it is used even without [`CACHE_MARKER`], but then never
+    /// marked, and an entry in it that fails its pin is left as it is (see `claim_cache`).
     pub own_cache: bool,
 }
 
@@ -364,10 +365,13 @@ impl AcquireOptions {
 /// only in a cache folder that is new, empty, marked, or the project's own.
 pub const CACHE_MARKER: &str = ".scenario-ratios-cache";
 
-/// Checks that the cache folder is the tool's to write in (see [`CACHE_MARKER`]), and marks it.
-fn claim_cache(opts: &AcquireOptions) -> Result<()> {
+/// Checks that the cache folder is the tool's to write in (see [`CACHE_MARKER`]), and marks it
+/// when it is new or empty. True when the tool filled the folder, so an entry that fails its pin
+/// may be removed: false for the project's own cache when it holds files but no marker, as an
+/// unzipped bundle's `data/upstream/` does (those files are the reader's).
+fn claim_cache(opts: &AcquireOptions) -> Result<bool> {
     use crate::dist::Ownership;
-    crate::dist::claim(
+    let state = crate::dist::claim(
         &opts.cache_dir,
         CACHE_MARKER,
         "This folder is the verified input cache of scenario-ratios; entries that fail their pin are removed and acquired again.\n",
@@ -380,7 +384,8 @@ fn claim_cache(opts: &AcquireOptions) -> Result<()> {
             }
             _ => None,
         },
-    )
+    )?;
+    Ok(state != Ownership::Foreign)
 }
 
 /// Acquires and verifies every input of `manifest`.
@@ -390,16 +395,19 @@ pub fn acquire(manifest: InputManifest, opts: &AcquireOptions) -> Result<Inputs>
             return Err(Error::MirrorMissing(m.clone()));
         }
     }
-    claim_cache(opts)?;
+    let ours = claim_cache(opts)?;
     let files = manifest
         .inputs
         .iter()
-        .map(|pin| acquire_one(pin, opts))
+        .map(|pin| acquire_one(pin, opts, ours))
         .collect::<Result<Vec<_>>>()?;
     Ok(Inputs { manifest, files })
 }
 
-fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput> {
+/// One input: from the cache, else the mirror, else a download. `ours` says the tool filled
+/// the cache folder, so a damaged entry there may be removed and acquired again; otherwise it is
+/// left as it is and the build stops.
+fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<VerifiedInput> {
     let cached = opts.cache_dir.join(pin.cache_path());
     fetch::remove_stale_partials(&cached);
     // A cache entry is only ever written verified, so one that fails its pin (size or hashes)
@@ -416,6 +424,12 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions) -> Result<VerifiedInput
         Err(e) => return Err(e),
     };
     if let Some(e) = damaged {
+        if !ours {
+            return Err(Error::DamagedNotOurs {
+                mismatch: Box::new(e),
+                marker: CACHE_MARKER,
+            });
+        }
         eprintln!("warning: {e}; removed the cache entry, acquiring it again");
         fs::remove_file(&cached).map_err(|e| Error::io(&cached, e))?;
     }

@@ -278,6 +278,7 @@ fn claim(dir: &std::path::Path) -> crate::Result<()> {
     }
         },
     )
+    .map(|_| ())
 }
 
 /// Writes a synthetic pair under `dir` in mirror layout, plus `dir/inputs.json` pinning both, so

@@ -335,6 +335,37 @@ fn make(case: &str, s: &Sandbox) -> String {
                 .unwrap()
                 .to_string()
         }
+        "an edited input in an unpacked bundle" => {
+            // The project's own cache folder holds the inputs but no cache marker, as an
+            // unzipped bundle's data/upstream/ does; the reader edits one of them.
+            let cache = s.root.join("data/upstream");
+            for pin in common::project().manifest.inputs {
+                let to = cache.join(pin.cache_path());
+                std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                std::fs::copy(common::mirror().join(pin.mirror_path()), &to).unwrap();
+            }
+            let edited = cache.join("summary.csv");
+            let mut bytes = std::fs::read(&edited).unwrap();
+            bytes.extend_from_slice(b"x\n");
+            std::fs::write(&edited, &bytes).unwrap();
+            let line = s.refused(|s| {
+                s.command()
+                    .args(["build", "--offline", "--out", "dist", "--root"])
+                    .arg(&s.root)
+                    .output()
+                    .unwrap()
+            });
+            assert_eq!(
+                std::fs::read(&edited).unwrap(),
+                bytes,
+                "the edited file is kept"
+            );
+            assert!(
+                !cache.join(scenario_ratios::inputs::CACHE_MARKER).exists(),
+                "the reader's folder is not marked as the tool's"
+            );
+            line
+        }
         "corrupt vendor fragment" => {
             // A crate cache of the sandbox's own, holding the fragment a build made; then one
             // byte of the fragment's zip changes.
