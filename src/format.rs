@@ -1,6 +1,5 @@
-//! Number formatting shared by the article, its tables and its figures, so a figure is printed
-//! the same way everywhere.
-
+//! Formatting shared by the article, its tables and its figures, so a figure is printed the same
+//! way everywhere, and the escaping of text for the formats it is written into (HTML, BibTeX).
 use crate::analysis::Ratio;
 
 /// A ratio as a percentage with two decimals, e.g. `85.36 %`.
@@ -62,6 +61,24 @@ pub fn html_escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value for a BibTeX field: TeX's special characters escaped.
+pub fn bibtex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '^' => out.push_str("\\^{}"),
+            '~' => out.push_str("\\~{}"),
+            '{' | '}' | '%' | '&' | '$' | '#' | '_' => {
+                out.push('\\');
+                out.push(c);
+            }
             c => out.push(c),
         }
     }

@@ -174,24 +174,6 @@ struct CitationBlock<'a> {
     bibtex: String,
 }
 
-/// A value for a BibTeX field: TeX's special characters escaped.
-fn bibtex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\textbackslash{}"),
-            '^' => out.push_str("\\^{}"),
-            '~' => out.push_str("\\~{}"),
-            '{' | '}' | '%' | '&' | '$' | '#' | '_' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The article as a BibTeX `@online` entry. Its key is the author's last name, the year and the
 /// title's first word that is not an article, in lower-case ASCII (`putta2026server`).
 fn bibtex(config: &crate::config::ArticleConfig) -> String {
@@ -223,13 +205,13 @@ fn bibtex(config: &crate::config::ArticleConfig) -> String {
     } else {
         format!(
             "  organization = {{{}}},\n",
-            bibtex_escape(&config.site_name)
+            crate::format::bibtex_escape(&config.site_name)
         )
     };
     format!(
         "@online{{{key},\n  author = {{{}}},\n  title = {{{{{}}}}},\n  year = {{{}}},\n  date = {{{}}},\n{organization}  url = {{{}}}\n}}",
-        bibtex_escape(&config.author),
-        bibtex_escape(&config.title),
+        crate::format::bibtex_escape(&config.author),
+        crate::format::bibtex_escape(&config.title),
         config.published_year(),
         config.published,
         config.canonical_url,
