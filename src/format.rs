@@ -1,5 +1,6 @@
 //! Formatting shared by the article, its tables and its figures, so a figure is printed the same
 //! way everywhere, and the escaping of text for the formats it is written into (HTML, BibTeX).
+
 use crate::analysis::Ratio;
 
 /// A ratio as a percentage with two decimals, e.g. `85.36 %`.
