@@ -3,7 +3,8 @@
 //! one step, so the output folder is never missing or partial, even if the process is killed.
 //!
 //! The folder is guarded ([`OutputDir::guard`]): the build only ever replaces a folder it wrote
-//! itself, which it marks with [`MARKER`]. It refuses files, symbolic links, `/`, the home folder,
+//! itself, which it marks with [`MARKER`] (listing the files it wrote), and only while nothing was
+//! added to it since. It refuses files, symbolic links, `/`, the home folder,
 //! the project folder and any folder containing it or the current folder, the project's source
 //! folders, and any non-empty folder without the marker. Builds into one folder are serialised by
 //! a lock file beside it, and each build first repairs what an interrupted build left behind.
@@ -23,7 +24,10 @@ pub type DistPath = String;
 /// Name of the marker file a build writes first into every output folder it makes.
 pub const MARKER: &str = ".scenario-ratios-output";
 const MARKER_TEXT: &str =
-    "This folder is written by scenario-ratios; the next build replaces it whole.\n";
+    "This folder is written by scenario-ratios; the next build replaces it whole, unless\n\
+something not listed here was added to it (then the build refuses, naming it).\n";
+/// The line of the marker after which the files the build wrote are listed, one per line.
+const MARKER_LISTING: &str = "Files written:";
 
 /// The files of one build, sorted by path, each with its SHA-256 (computed once, when added:
 /// the downloads table and SHA256SUMS both use it).
@@ -133,7 +137,12 @@ impl Dist {
     fn write_into(&self, dir: &Path) -> Result<()> {
         fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
         let marker = dir.join(MARKER);
-        fs::write(&marker, MARKER_TEXT).map_err(|e| Error::io(&marker, e))?;
+        let mut text = format!("{MARKER_TEXT}{MARKER_LISTING}\n");
+        for path in self.files.keys() {
+            text.push_str(path);
+            text.push('\n');
+        }
+        fs::write(&marker, text).map_err(|e| Error::io(&marker, e))?;
         for (path, (bytes, _)) in &self.files {
             let target = dir.join(path);
             if let Some(p) = target.parent() {
@@ -295,6 +304,25 @@ impl OutputDir {
                 )));
             }
         }
+        if meta.is_some() && is_ours(&target) {
+            // Names as typed, control characters escaped, so the refusal stays one line.
+            let added: Vec<String> = added_entries(&target)
+                .iter()
+                .map(|n| n.escape_debug().to_string())
+                .collect();
+            if let Some(last) = added.last() {
+                let names = match added.len() {
+                    1 => last.clone(),
+                    n if n <= 5 => format!("{} and {last}", added[..n - 1].join(", ")),
+                    n => format!("{} and {} more", added[..4].join(", "), n - 4),
+                };
+                let them = if added.len() == 1 { "it" } else { "them" };
+                return Err(refuse(format!(
+                    "holds {}, which scenario-ratios did not write; refusing to replace it, which would delete {them} (move {them} away, or give another --out)",
+                    crate::format::excerpt(&names, 300)
+                )));
+            }
+        }
         if meta.is_some()
             && !is_ours(&target)
             && !is_empty_dir(&target)
@@ -445,6 +473,45 @@ fn remove_previous(dir: &Path) -> Result<()> {
 /// True when `dir` holds this tool's marker file.
 fn is_ours(dir: &Path) -> bool {
     has_marker(dir, MARKER)
+}
+
+/// What someone added to an output folder `dir` after the build that wrote it: every file,
+/// folder or link that its marker does not list (nor contain, for a folder), as relative paths.
+/// A marker without a listing (written by an earlier version) lists nothing and finds nothing.
+fn added_entries(dir: &Path) -> Vec<String> {
+    const MAX_MARKER: u64 = 1 << 20;
+    let Some(text) = crate::fetch::read_text_if_readable(&dir.join(MARKER), MAX_MARKER) else {
+        return Vec::new();
+    };
+    let Some((_, listing)) = text.split_once(&format!("{MARKER_LISTING}\n")) else {
+        return Vec::new();
+    };
+    let written: std::collections::BTreeSet<&str> = listing.lines().collect();
+    let mut added = Vec::new();
+    let mut walk = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(Ok(entry)) = walk.next() {
+        let rel = entry
+            .path()
+            .strip_prefix(dir)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        let ours = if entry.file_type().is_dir() {
+            let prefix = format!("{rel}/");
+            written.iter().any(|w| w.starts_with(&prefix))
+        } else {
+            entry.file_type().is_file() && (rel == MARKER || written.contains(rel.as_str()))
+        };
+        if !ours {
+            added.push(rel);
+            if entry.file_type().is_dir() {
+                walk.skip_current_dir();
+            }
+        }
+    }
+    added
 }
 
 /// True when `dir` holds the file `marker` (a file, not a folder of that name).
@@ -634,6 +701,38 @@ mod tests {
         fs::create_dir_all(root.join("src")).unwrap();
         fs::write(root.join("Cargo.toml"), b"[package]").unwrap();
         root
+    }
+
+    #[test]
+    fn an_output_with_something_added_is_not_replaced() {
+        let base = tempfile::tempdir().unwrap();
+        let root = project(base.path());
+        let out_path = base.path().join("dist");
+        let mut d = Dist::new();
+        d.add("qa/a.txt", b"a".to_vec()).unwrap();
+        d.add("b.txt", b"b".to_vec()).unwrap();
+        let out = OutputDir::guard(&out_path, &root).unwrap();
+        d.publish(&out, |dir| d.check_written(dir)).unwrap();
+        assert!(OutputDir::guard(&out_path, &root).is_ok(), "as written");
+        // A file, a folder and a file in a folder the build made, added by someone.
+        fs::write(out_path.join("CNAME"), b"example.org").unwrap();
+        fs::create_dir(out_path.join("img")).unwrap();
+        fs::write(out_path.join("img/x.png"), b"x").unwrap();
+        fs::write(out_path.join("qa/notes.txt"), b"n").unwrap();
+        assert_eq!(added_entries(&out_path), ["CNAME", "img", "qa/notes.txt"]);
+        let err = OutputDir::guard(&out_path, &root).unwrap_err().to_string();
+        assert!(
+            err.ends_with("holds CNAME, img and qa/notes.txt, which scenario-ratios did not write; refusing to replace it, which would delete them (move them away, or give another --out)"),
+            "{err}"
+        );
+        assert_eq!(fs::read(out_path.join("img/x.png")).unwrap(), b"x");
+        // A marker without a listing (an earlier version's) finds nothing added.
+        fs::write(
+            out_path.join(MARKER),
+            "This folder is written by scenario-ratios.\n",
+        )
+        .unwrap();
+        assert!(added_entries(&out_path).is_empty());
     }
 
     #[test]

@@ -366,6 +366,12 @@ fn make(case: &str, s: &Sandbox) -> String {
             );
             line
         }
+        "a file added to the output" => {
+            // A build writes dist/; then the author adds a file the site needs beside the page.
+            s.built(&s.build_real_mirror(|_| {}));
+            std::fs::write(s.out.join("CNAME"), b"example.org\n").unwrap();
+            s.refused(|s| s.build(&["--mirror", "mirror"]))
+        }
         "corrupt vendor fragment" => {
             // A crate cache of the sandbox's own, holding the fragment a build made; then one
             // byte of the fragment's zip changes.
