@@ -33,6 +33,8 @@ impl Misnesting {
     /// Where the problem is (the offset of the tag to mend) and what it is, any other position
     /// written by `line` (an offset to its line number).
     pub fn describe(&self, line: impl Fn(usize) -> usize) -> (usize, String) {
+        // A tag name is whatever the prose wrote: shown short, control characters escaped.
+        let name = |s: &str| crate::format::excerpt(&s.escape_debug().to_string(), 40);
         match self {
             Misnesting::ClosesAnother {
                 end,
@@ -41,12 +43,19 @@ impl Misnesting {
                 from,
             } => (
                 *at,
-                format!("</{end}> closes <{open}>, opened at line {}", line(*from)),
+                format!(
+                    "</{}> closes <{}>, opened at line {}",
+                    name(end),
+                    name(open),
+                    line(*from)
+                ),
             ),
             Misnesting::ClosesNothing { end, at } => {
-                (*at, format!("</{end}> closes no open element"))
+                (*at, format!("</{}> closes no open element", name(end)))
             }
-            Misnesting::NeverClosed { open, from } => (*from, format!("<{open}> is never closed")),
+            Misnesting::NeverClosed { open, from } => {
+                (*from, format!("<{}> is never closed", name(open)))
+            }
         }
     }
 }
@@ -164,6 +173,21 @@ mod tests {
         assert_eq!(
             check("<main>\n<details>\n<summary>s</summary>").as_deref(),
             Some("line 2: <details> is never closed")
+        );
+    }
+
+    #[test]
+    fn odd_tag_names_are_shown_short_and_escaped() {
+        let long = format!("<x{}\u{1b}>", "y".repeat(100));
+        let said = check(&long).unwrap();
+        assert!(
+            said.starts_with("line 1: <xyyy") && said.ends_with("is never closed"),
+            "{said}"
+        );
+        assert!(said.len() < 120, "{said}");
+        assert_eq!(
+            check("<a\u{1b}b>").as_deref(),
+            Some("line 1: <a\\u{1b}b> is never closed")
         );
     }
 
