@@ -52,6 +52,12 @@ const LOADING_ELEMENTS: &[&str] = &[
     "image",
 ];
 
+/// A tag or attribute name as the page wrote it, for a problem line: short, control characters
+/// escaped.
+fn shown(name: &str) -> String {
+    crate::format::excerpt(&name.escape_debug().to_string(), 40)
+}
+
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -159,19 +165,25 @@ pub fn scan(html: &str) -> PageScan {
                     let key = lossy(key).to_ascii_lowercase();
                     let value = lossy(value);
                     if key.starts_with("on") {
-                        problems.push(format!("<{name}> has an event-handler attribute `{key}`"));
+                        problems.push(format!(
+                            "<{}> has an event-handler attribute `{}`",
+                            shown(&name),
+                            shown(&key)
+                        ));
                     }
                     if URL_ATTRIBUTES.contains(&key.as_str()) {
                         if let Some(why) = url_problem(&key, &value) {
                             problems.push(format!(
-                                "<{name} {key}={:?}> {why}",
+                                "<{} {key}={:?}> {why}",
+                                shown(&name),
                                 crate::format::excerpt(&value, 80)
                             ));
                         }
                     }
                     if key == "style" && css_loads(&value) {
                         problems.push(format!(
-                            "<{name}> has a style attribute that loads a resource"
+                            "<{}> has a style attribute that loads a resource",
+                            shown(&name)
                         ));
                     }
                 }
