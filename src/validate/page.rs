@@ -271,6 +271,11 @@ pub fn scan(html: &str) -> PageScan {
     }
 }
 
+/// The file a relative link names: its address without a `#fragment` or `?query`.
+fn link_path(href: &str) -> &str {
+    href.split(['#', '?']).next().unwrap_or_default()
+}
+
 /// Links of the page that lead nowhere: a `#fragment` that no element's `id` carries, or a
 /// relative address that names no published file (`files`); and published files no link leads
 /// to, which a reader of the page could not download. Site-root and absolute links are the
@@ -283,8 +288,7 @@ pub(super) fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<Str
         } else if href.starts_with('/') || href.contains(':') {
             false
         } else {
-            let path = href.split(['#', '?']).next().unwrap_or_default();
-            !files.contains(path)
+            !files.contains(link_path(href))
         };
         if broken {
             let what = if href.starts_with('#') {
@@ -299,11 +303,7 @@ pub(super) fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<Str
         }
     }
     problems.dedup();
-    let linked: BTreeSet<&str> = page
-        .links
-        .iter()
-        .map(|href| href.split(['#', '?']).next().unwrap_or_default())
-        .collect();
+    let linked: BTreeSet<&str> = page.links.iter().map(|href| link_path(href)).collect();
     let unlinked: Vec<&str> = files
         .iter()
         .map(String::as_str)
