@@ -173,6 +173,13 @@ fn same_bytes(path: &Path, expected: &[u8]) -> io::Result<bool> {
     }
 }
 
+/// `path` relative to `dir`, `/`-separated.
+fn relative(dir: &Path, path: &Path) -> DistPath {
+    path.strip_prefix(dir)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default()
+}
+
 /// Every regular file under `dir` (symbolic links are not followed), sorted, as
 /// (`/`-separated path relative to `dir`, full path).
 pub fn files_under(dir: &Path) -> Result<Vec<(DistPath, PathBuf)>> {
@@ -180,12 +187,7 @@ pub fn files_under(dir: &Path) -> Result<Vec<(DistPath, PathBuf)>> {
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| Error::invalid(dir.display().to_string(), e.to_string()))?;
         if entry.file_type().is_file() {
-            let rel = entry
-                .path()
-                .strip_prefix(dir)
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_default();
-            files.push((rel, entry.into_path()));
+            files.push((relative(dir, entry.path()), entry.into_path()));
         }
     }
     Ok(files)
@@ -304,7 +306,8 @@ impl OutputDir {
                 )));
             }
         }
-        if meta.is_some() && is_ours(&target) {
+        let ours = meta.is_some() && is_ours(&target);
+        if ours {
             // Names as typed, control characters escaped, so the refusal stays one line.
             let added: Vec<String> = added_entries(&target)
                 .iter()
@@ -323,11 +326,7 @@ impl OutputDir {
                 )));
             }
         }
-        if meta.is_some()
-            && !is_ours(&target)
-            && !is_empty_dir(&target)
-            && !is_earlier_output(&target)
-        {
+        if meta.is_some() && !ours && !is_empty_dir(&target) && !is_earlier_output(&target) {
             return Err(refuse(format!(
                 "is a folder that scenario-ratios did not write (no {MARKER} inside) and is not empty; refusing to replace it (give another --out, or move the folder away yourself)"
             )));
@@ -493,11 +492,7 @@ fn added_entries(dir: &Path) -> Vec<String> {
         .sort_by_file_name()
         .into_iter();
     while let Some(Ok(entry)) = walk.next() {
-        let rel = entry
-            .path()
-            .strip_prefix(dir)
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
+        let rel = relative(dir, entry.path());
         let ours = if entry.file_type().is_dir() {
             let prefix = format!("{rel}/");
             written.iter().any(|w| w.starts_with(&prefix))
