@@ -103,7 +103,13 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
     )?;
     let analysis = analysis::analyse(&summary)?;
     let highlights = highlight::select(&analysis, &project.config)?;
-    let checks = evidence::check(&summary, &highlights, inputs, &project.facts)?;
+    let checks = evidence::check(
+        &summary,
+        &analysis.round,
+        &highlights,
+        inputs,
+        &project.facts,
+    )?;
     Ok(Computed {
         project,
         summary,

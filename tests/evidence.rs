@@ -78,7 +78,7 @@ fn base_checks_with_server_log(log: &str) -> evidence::Checks {
             common::checker_source(),
         ],
     };
-    evidence::check(&s, &h, &inputs, &project.facts).unwrap()
+    evidence::check(&s, &a.round, &h, &inputs, &project.facts).unwrap()
 }
 
 /// The base fixture's B300 deepseek-r1 Server row (ID 1, Result 850.0) with a hand-made log whose

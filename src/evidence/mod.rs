@@ -170,15 +170,16 @@ fn ms(ns: u64) -> String {
     }
 }
 
-/// Runs every check of every highlighted row.
+/// Runs every check of every highlighted row. `round` is the round the analysis found in the
+/// summary (`Analysis::round`); the checker facts must be that round's.
 pub fn check(
     summary: &Summary,
+    round: &str,
     highlights: &Highlights,
     inputs: &Inputs,
     facts: &CheckerFacts,
 ) -> Result<Checks> {
     check_facts_source(inputs, facts)?;
-    let round = summary.round()?;
     if facts.round != round {
         return Err(Error::Config {
             file: facts::FACTS_PATH.into(),
