@@ -78,7 +78,12 @@ fn check_absolute_url(url: &str) -> std::result::Result<(), String> {
 fn check_date(date: &str) -> std::result::Result<(), String> {
     crate::calendar::parse_rfc3339_utc(&format!("{date}T00:00:00Z"))
         .map(|_| ())
-        .map_err(|_| "must be a date written YYYY-MM-DD".into())
+        .map_err(|_| {
+            format!(
+                "must be a real date written YYYY-MM-DD with a year from 1980 to 2107, not {:?}",
+                crate::format::excerpt(date, 40)
+            )
+        })
 }
 
 /// A site-root path such as `/about/`: it starts with one `/`, and holds no backslash (which

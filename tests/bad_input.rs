@@ -545,6 +545,13 @@ fn make(case: &str, s: &Sandbox) -> String {
             );
             s.refused(|s| s.build(&[]))
         }
+        "an impossible publication date" => {
+            edit_config(
+                "\"published\": \"2026-11-30\"",
+                "\"published\": \"2026-02-30\"",
+            );
+            s.refused(|s| s.build(&[]))
+        }
         "a folder as the canonical address" => {
             edit_config(
                 "/articles/server-offline-ratio/article.html\"",
