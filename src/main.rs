@@ -108,7 +108,10 @@ struct BuildArgs {
 impl BuildArgs {
     fn options(self) -> scenario_ratios::Result<BuildOptions> {
         let root = match self.root {
-            Some(r) => r,
+            Some(r) => {
+                project::check_is_project(&r)?;
+                r
+            }
             None => project::find_root(Path::new("."))?,
         };
         let defaults = AcquireOptions::for_project(&root);

@@ -96,7 +96,7 @@ fn is_project(dir: &Path) -> bool {
 }
 
 /// An error naming `root` unless its Cargo.toml declares this package.
-pub(crate) fn check_is_project(root: &Path) -> Result<()> {
+pub fn check_is_project(root: &Path) -> Result<()> {
     if is_project(root) {
         Ok(())
     } else {
