@@ -9,7 +9,7 @@
 //! events: notify).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,10 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 /// How long a reload request waits for a new build before answering "no change".
 const LONG_POLL: Duration = Duration::from_secs(25);
 const RELOAD_JS: &str = include_str!("../templates/serve/reload.js");
+/// Requests answered at once, each on its own thread, counted apart for reload polls (an open
+/// page holds one for up to [`LONG_POLL`]) and for files; beyond either the server answers 503 at
+/// once instead of starting another thread, and the page's script tries again later.
+const MAX_IN_FLIGHT: usize = 32;
 
 /// What is being served: the last good build, the last error, and a counter of builds.
 #[derive(Default)]
@@ -49,6 +53,10 @@ struct ErrorBanner<'a> {
 struct Empty;
 
 static STOP: AtomicBool = AtomicBool::new(false);
+/// Requests being answered: files, then reload polls.
+static IN_FLIGHT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+/// The reload poll: answered with the build counter once it differs from the page's.
+const WAIT_PATH: &str = "/__live/wait";
 
 #[cfg(unix)]
 extern "C" fn on_interrupt(_: libc::c_int) {
@@ -117,8 +125,22 @@ pub fn run(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
     while !STOP.load(Ordering::SeqCst) {
         match server.recv_timeout(Duration::from_millis(200)) {
             Ok(Some(request)) => {
+                let count = &IN_FLIGHT[usize::from(request.url().starts_with(WAIT_PATH))];
+                if count.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
+                    count.fetch_sub(1, Ordering::SeqCst);
+                    reply(
+                        request,
+                        503,
+                        "text/plain; charset=utf-8",
+                        b"busy\n".to_vec(),
+                    );
+                    continue;
+                }
                 let shared = shared.clone();
-                std::thread::spawn(move || respond(request, &shared));
+                std::thread::spawn(move || {
+                    respond(request, &shared);
+                    count.fetch_sub(1, Ordering::SeqCst);
+                });
             }
             Ok(None) => {}
             Err(e) => eprintln!("warning: {e}"),
@@ -204,12 +226,19 @@ pub fn served_page(html: &str, version: u64, error: Option<&str>) -> String {
 }
 
 fn respond(request: tiny_http::Request, shared: &Shared) {
+    if !matches!(
+        request.method(),
+        tiny_http::Method::Get | tiny_http::Method::Head
+    ) {
+        let body = b"only GET and HEAD are served\n".to_vec();
+        return reply(request, 405, "text/plain; charset=utf-8", body);
+    }
     let url = request.url().to_string();
     let (path, query) = url.split_once('?').unwrap_or((&url, ""));
     let (lock, changed) = &**shared;
     let response = match path {
         "/__live/reload.js" => (200, "text/javascript", RELOAD_JS.as_bytes().to_vec()),
-        "/__live/wait" => {
+        WAIT_PATH => {
             let seen: u64 = query
                 .strip_prefix("v=")
                 .and_then(|v| v.parse().ok())
@@ -252,8 +281,15 @@ fn respond(request: tiny_http::Request, shared: &Shared) {
         }
     };
     let (status, kind, body) = response;
+    reply(request, status, kind, body);
+}
+
+/// Answers `request`; tiny_http leaves the body out of a HEAD answer.
+fn reply(request: tiny_http::Request, status: u16, kind: &str, body: Vec<u8>) {
     let mut r = tiny_http::Response::from_data(body).with_status_code(status);
-    for (name, value) in [("Content-Type", kind), ("Cache-Control", "no-store")] {
+    let allow = (status == 405).then_some(("Allow", "GET, HEAD"));
+    let headers = [("Content-Type", kind), ("Cache-Control", "no-store")];
+    for (name, value) in headers.into_iter().chain(allow) {
         if let Ok(h) = tiny_http::Header::from_bytes(name, value) {
             r = r.with_header(h);
         }

@@ -6,24 +6,22 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
-#[test]
-fn a_saved_edit_shows_in_the_open_page_by_itself() {
-    let Some(browser) = common::browser() else {
-        return;
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let root = common::project_copy(tmp.path());
-    let before = common::snapshot(&root);
+/// Starts `serve` on a free port for the project at `root`; returns the process, its standard
+/// output after the first line, and the address it serves.
+fn start(root: &Path, tmp: &Path) -> (Child, BufReader<ChildStdout>, String) {
     let mut server = common::binary()
         .args(["serve", "--port", "0", "--offline", "--root"])
-        .arg(&root)
+        .arg(root)
         .arg("--mirror")
         .arg(common::mirror())
         .arg("--cache")
-        .arg(tmp.path().join("cache"))
+        .arg(tmp.join("cache"))
         .env_remove("UPSTREAM_MIRROR")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -44,6 +42,18 @@ fn a_saved_edit_shows_in_the_open_page_by_itself() {
             String::from_utf8_lossy(&o.stderr)
         );
     };
+    (server, out, url)
+}
+
+#[test]
+fn a_saved_edit_shows_in_the_open_page_by_itself() {
+    let Some(browser) = common::browser() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::project_copy(tmp.path());
+    let before = common::snapshot(&root);
+    let (mut server, mut out, url) = start(&root, tmp.path());
     assert!(
         url.starts_with("http://127.0.0.1:"),
         "binds to 127.0.0.1: {url}"
@@ -92,4 +102,132 @@ fn a_saved_edit_shows_in_the_open_page_by_itself() {
     // Nothing was written into the project (the prose is back as it was, no dist/).
     assert_eq!(common::snapshot(&root), before);
     assert!(!root.join("dist").exists());
+}
+
+/// Sends one raw HTTP/1.1 request and reads the answer until the server closes or `wait` passes.
+fn send(addr: &str, request: &str, wait: Duration) -> (TcpStream, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    (stream, String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// The preview answers only what a browser asks of a static site, and a flood of open reload
+/// polls neither starts a thread each nor starves the page and its files; once a build answers
+/// the polls, new ones are taken again.
+#[test]
+fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::project_copy(tmp.path());
+    let (mut server, _out, url) = start(&root, tmp.path());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let short = Duration::from_secs(5);
+
+    let (_, page) = send(
+        &addr,
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        short,
+    );
+    assert!(
+        page.starts_with("HTTP/1.1 200"),
+        "{}",
+        &page[..page.len().min(200)]
+    );
+    let version: String = page
+        .split("reload.js?v=")
+        .nth(1)
+        .unwrap()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+
+    let (_, post) = send(
+        &addr,
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        short,
+    );
+    assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+    assert!(post.contains("Allow: GET, HEAD"), "{post}");
+    let (_, head) = send(
+        &addr,
+        "HEAD /pairs.csv HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        short,
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.ends_with("\r\n\r\n"),
+        "a HEAD answer has no body: {head:?}"
+    );
+
+    // 100 polls for the current build: some are held open, the rest answered 503 at once.
+    let poll =
+        format!("GET /__live/wait?v={version} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let mut held = Vec::new();
+    let mut busy = 0;
+    for _ in 0..100 {
+        let (stream, answer) = send(&addr, &poll, Duration::from_millis(150));
+        if answer.starts_with("HTTP/1.1 503") {
+            busy += 1;
+        } else {
+            assert_eq!(answer, "", "a poll for the current build waits");
+            held.push(stream);
+        }
+    }
+    assert!(
+        busy > 0 && !held.is_empty(),
+        "held {}, busy {busy}",
+        held.len()
+    );
+    // The page and its files are still served while the polls are full.
+    let (_, csv) = send(
+        &addr,
+        "GET /pairs.csv HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        short,
+    );
+    assert!(
+        csv.starts_with("HTTP/1.1 200"),
+        "{}",
+        &csv[..csv.len().min(200)]
+    );
+
+    // A saved edit rebuilds; every held poll is answered with the new build's number.
+    let prose = root.join("content/article.md");
+    let mut text = std::fs::read_to_string(&prose).unwrap();
+    text.push_str("\nOne more sentence.\n");
+    std::fs::write(&prose, text).unwrap();
+    let mut answered = 0;
+    for mut stream in held {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        if answer.starts_with("HTTP/1.1 503") {
+            continue; // refused, but later than the first read waited for
+        }
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(!answer.ends_with(&format!("\r\n\r\n{version}")), "{answer}");
+        answered += 1;
+    }
+    assert!(answered > 0, "no poll was answered by the rebuild");
+    // The answered polls free their places: a new poll is held again, not refused.
+    let started = Instant::now();
+    loop {
+        let (_, answer) = send(&addr, &poll, Duration::from_millis(150));
+        if !answer.starts_with("HTTP/1.1 503") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "polls stay refused"
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
 }

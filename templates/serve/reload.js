@@ -5,7 +5,10 @@
   var version = new URL(me.src).searchParams.get("v");
   function wait() {
     fetch("/__live/wait?v=" + version, { cache: "no-store" })
-      .then(function (r) { return r.text(); })
+      .then(function (r) {
+        if (!r.ok) { throw new Error("status " + r.status); }
+        return r.text();
+      })
       .then(function (v) {
         if (v.trim() !== version) {
           location.reload();
