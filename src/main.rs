@@ -3,15 +3,19 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use scenario_ratios::inputs::AcquireOptions;
 use scenario_ratios::pipeline::{self, BuildOptions};
 use scenario_ratios::project;
 
 /// Builds "The Server/Offline ratio is workload-specific" from pinned MLPerf Inference v6.1 results.
+///
+/// The build options may stand before the command (`scenario-ratios --offline explain`) or after
+/// it; given in both places, the one after wins.
 #[derive(Parser)]
-#[command(version, args_conflicts_with_subcommands = true)]
+#[command(version)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -106,6 +110,23 @@ struct BuildArgs {
 }
 
 impl BuildArgs {
+    /// These options, each taken from `before` (given before the command) where it is not given
+    /// here.
+    fn or(self, before: BuildArgs) -> BuildArgs {
+        BuildArgs {
+            root: self.root.or(before.root),
+            mirror: self.mirror.or(before.mirror),
+            out: self.out.or(before.out),
+            cache: self.cache.or(before.cache),
+            offline: self.offline || before.offline,
+            timings: self.timings || before.timings,
+            manifest: self.manifest.or(before.manifest),
+            source_date_epoch: self.source_date_epoch.or(before.source_date_epoch),
+            crate_cache: self.crate_cache.or(before.crate_cache),
+            download_base: self.download_base.or(before.download_base),
+        }
+    }
+
     fn options(self) -> scenario_ratios::Result<BuildOptions> {
         let root = match self.root {
             Some(r) => {
@@ -143,9 +164,44 @@ impl BuildArgs {
     }
 }
 
+/// The options written on the command line before the command (not those read from the
+/// environment), as the user spelled them.
+fn given_before(matches: &ArgMatches) -> Vec<String> {
+    matches
+        .ids()
+        .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| format!("--{}", id.as_str().replace('_', "-")))
+        .collect()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command.unwrap_or(Command::Build(cli.build)) {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let before = cli.build;
+    let command = match cli.command {
+        None => Command::Build(before),
+        Some(Command::Build(args)) => Command::Build(args.or(before)),
+        Some(Command::Explain(args)) => Command::Explain(args.or(before)),
+        Some(Command::Serve { build, port, bind }) => Command::Serve {
+            build: build.or(before),
+            port,
+            bind,
+        },
+        Some(other) => {
+            let given = given_before(&matches);
+            if let Some(option) = given.first() {
+                let name = matches.subcommand_name().unwrap_or("this command");
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!("{option} is an option of build, explain and serve, not of {name}"),
+                    )
+                    .exit();
+            }
+            other
+        }
+    };
+    let result = match command {
         Command::Build(args) => build(args),
         Command::Verify { path } => match path {
             Some(p) => verify(&p),

@@ -333,6 +333,65 @@ fn explain_prints_the_scope_steps() {
     assert!(!tmp.path().join("dist").exists(), "explain writes nothing");
 }
 
+/// Build options may stand before the command, as with cargo (`--offline explain`), and say the
+/// same as after it; before a command they do not apply to, they are refused in one line.
+#[test]
+fn build_options_before_the_command_count_and_are_refused_where_they_do_not_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = mirror();
+    let cache = tmp.path().join("cache");
+    let (m, cache) = (m.to_str().unwrap(), cache.to_str().unwrap());
+    let after = run(
+        &common::root(),
+        &["explain", "--offline", "--mirror", m, "--cache", cache],
+    );
+    let before = run(
+        &common::root(),
+        &["--offline", "--mirror", m, "explain", "--cache", cache],
+    );
+    assert!(after.status.success(), "{}", stderr(&after));
+    assert!(before.status.success(), "{}", stderr(&before));
+    assert_eq!(before.stdout, after.stdout);
+    assert!(!before.stdout.is_empty());
+
+    // Given twice, the one after the command wins: a cache that does not exist and cannot be
+    // made (inside a file) before it is overruled by the good one after it.
+    let blocker = tmp.path().join("blocker");
+    std::fs::write(&blocker, b"x").unwrap();
+    let bad_cache = blocker.join("cache");
+    let twice = run(
+        &common::root(),
+        &[
+            "--cache",
+            bad_cache.to_str().unwrap(),
+            "explain",
+            "--offline",
+            "--mirror",
+            m,
+            "--cache",
+            cache,
+        ],
+    );
+    assert!(twice.status.success(), "{}", stderr(&twice));
+    assert_eq!(twice.stdout, after.stdout);
+
+    let refused = run(&common::root(), &["--offline", "verify", "dist"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let first = stderr(&refused)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        first,
+        "error: --offline is an option of build, explain and serve, not of verify"
+    );
+    assert!(
+        std::fs::read(&blocker).unwrap() == b"x",
+        "the file is left as it was"
+    );
+}
+
 /// The binary reads the project at run time: the same binary, run on an edited copy of the
 /// project (found upward from a subfolder), publishes the edit without being rebuilt.
 #[test]
