@@ -57,6 +57,8 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static IN_FLIGHT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
 /// The reload poll: answered with the build counter once it differs from the page's.
 const WAIT_PATH: &str = "/__live/wait";
+/// The type of the server's own short answers (not found, busy, method not allowed).
+const TEXT: &str = "text/plain; charset=utf-8";
 
 #[cfg(unix)]
 extern "C" fn on_interrupt(_: libc::c_int) {
@@ -125,15 +127,11 @@ pub fn run(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
     while !STOP.load(Ordering::SeqCst) {
         match server.recv_timeout(Duration::from_millis(200)) {
             Ok(Some(request)) => {
-                let count = &IN_FLIGHT[usize::from(request.url().starts_with(WAIT_PATH))];
+                let poll = path_and_query(request.url()).0 == WAIT_PATH;
+                let count = &IN_FLIGHT[usize::from(poll)];
                 if count.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
                     count.fetch_sub(1, Ordering::SeqCst);
-                    reply(
-                        request,
-                        503,
-                        "text/plain; charset=utf-8",
-                        b"busy\n".to_vec(),
-                    );
+                    reply(request, 503, TEXT, b"busy\n".to_vec());
                     continue;
                 }
                 let shared = shared.clone();
@@ -196,6 +194,11 @@ fn rebuild(opts: &BuildOptions, shared: &Shared) {
     changed.notify_all();
 }
 
+/// A request's target split at its `?`: the path, and the query (empty when there is none).
+fn path_and_query(url: &str) -> (&str, &str) {
+    url.split_once('?').unwrap_or((url, ""))
+}
+
 fn content_type(path: &str) -> &'static str {
     match Path::new(path).extension().and_then(|e| e.to_str()) {
         Some("html") => "text/html; charset=utf-8",
@@ -204,7 +207,7 @@ fn content_type(path: &str) -> &'static str {
         Some("csv") => "text/csv; charset=utf-8",
         Some("zip") => "application/zip",
         Some("js") => "text/javascript",
-        _ => "text/plain; charset=utf-8",
+        _ => TEXT,
     }
 }
 
@@ -231,10 +234,10 @@ fn respond(request: tiny_http::Request, shared: &Shared) {
         tiny_http::Method::Get | tiny_http::Method::Head
     ) {
         let body = b"only GET and HEAD are served\n".to_vec();
-        return reply(request, 405, "text/plain; charset=utf-8", body);
+        return reply(request, 405, TEXT, body);
     }
     let url = request.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+    let (path, query) = path_and_query(&url);
     let (lock, changed) = &**shared;
     let response = match path {
         "/__live/reload.js" => (200, "text/javascript", RELOAD_JS.as_bytes().to_vec()),
@@ -274,9 +277,9 @@ fn respond(request: tiny_http::Request, shared: &Shared) {
                 }
                 (Some(dist), false) => match dist.get(rel) {
                     Some(bytes) => (200, content_type(rel), bytes.to_vec()),
-                    None => (404, "text/plain; charset=utf-8", b"not found\n".to_vec()),
+                    None => (404, TEXT, b"not found\n".to_vec()),
                 },
-                (None, false) => (404, "text/plain; charset=utf-8", b"not found\n".to_vec()),
+                (None, false) => (404, TEXT, b"not found\n".to_vec()),
             }
         }
     };
