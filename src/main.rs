@@ -164,14 +164,13 @@ impl BuildArgs {
     }
 }
 
-/// The options written on the command line before the command (not those read from the
-/// environment), as the user spelled them.
-fn given_before(matches: &ArgMatches) -> Vec<String> {
+/// The first option written on the command line before the command (not one read from the
+/// environment), as the user spelled it.
+fn given_before(matches: &ArgMatches) -> Option<String> {
     matches
         .ids()
-        .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .find(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
         .map(|id| format!("--{}", id.as_str().replace('_', "-")))
-        .collect()
 }
 
 fn main() -> ExitCode {
@@ -188,8 +187,7 @@ fn main() -> ExitCode {
             bind,
         },
         Some(other) => {
-            let given = given_before(&matches);
-            if let Some(option) = given.first() {
+            if let Some(option) = given_before(&matches) {
                 let name = matches.subcommand_name().unwrap_or("this command");
                 Cli::command()
                     .error(
