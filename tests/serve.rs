@@ -114,6 +114,15 @@ fn send(addr: &str, request: &str, wait: Duration) -> (TcpStream, String) {
     (stream, String::from_utf8_lossy(&answer).into_owned())
 }
 
+/// GETs `path` and returns the answer, which must be a 200.
+fn get_ok(addr: &str, path: &str) -> String {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let (_, answer) = send(addr, &request, Duration::from_secs(5));
+    let start: String = answer.chars().take(200).collect();
+    assert!(answer.starts_with("HTTP/1.1 200"), "GET {path}: {start}");
+    answer
+}
+
 /// The preview answers only what a browser asks of a static site, and a flood of open reload
 /// polls neither starts a thread each nor starves the page and its files; once a build answers
 /// the polls, new ones are taken again.
@@ -128,16 +137,7 @@ fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
         .to_string();
     let short = Duration::from_secs(5);
 
-    let (_, page) = send(
-        &addr,
-        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        short,
-    );
-    assert!(
-        page.starts_with("HTTP/1.1 200"),
-        "{}",
-        &page[..page.len().min(200)]
-    );
+    let page = get_ok(&addr, "/");
     let version: String = page
         .split("reload.js?v=")
         .nth(1)
@@ -184,18 +184,10 @@ fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
         held.len()
     );
     // The page and its files are still served while the polls are full.
-    let (_, csv) = send(
-        &addr,
-        "GET /pairs.csv HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        short,
-    );
-    assert!(
-        csv.starts_with("HTTP/1.1 200"),
-        "{}",
-        &csv[..csv.len().min(200)]
-    );
+    get_ok(&addr, "/pairs.csv");
 
-    // A saved edit rebuilds; every held poll is answered with the new build's number.
+    // A saved edit rebuilds; the held polls are answered with the new build's number (a poll
+    // the server refused later than the first read waited for is skipped).
     let prose = root.join("content/article.md");
     let mut text = std::fs::read_to_string(&prose).unwrap();
     text.push_str("\nOne more sentence.\n");
@@ -216,7 +208,7 @@ fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
         answered += 1;
     }
     assert!(answered > 0, "no poll was answered by the rebuild");
-    // The answered polls free their places: a new poll is held again, not refused.
+    // The answered polls free their places: a new poll is taken again, not refused.
     let started = Instant::now();
     loop {
         let (_, answer) = send(&addr, &poll, Duration::from_millis(150));
