@@ -50,7 +50,7 @@ pub struct MetricBound {
     pub line: u32,
 }
 
-/// Server latency limits of an LLM (p99 must be strictly below).
+/// Latency limits of an LLM in one scenario (p99 must be strictly below).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyLimits {
@@ -75,6 +75,7 @@ pub struct ModelFacts {
     pub accuracy_targets: Vec<MetricBound>,
     pub accuracy_upper_limits: Vec<MetricBound>,
     pub server_latency_limits: LatencyLimits,
+    pub interactive_latency_limits: LatencyLimits,
     /// By scenario (`Offline`, `Server`).
     pub throughput_log_field: BTreeMap<String, LogField>,
 }
@@ -198,18 +199,31 @@ impl CheckerFacts {
                 }
                 checked += 1;
             }
-            let l = &mf.server_latency_limits;
-            for (key, ns) in [("ttft", l.ttft_ns), ("tpot", l.tpot_ns)] {
-                let written = format!("\"{key}\": {} * 1000000", ns / 1_000_000);
-                if ns % 1_000_000 != 0 || !holds(l.line, &written) {
+            for (scenario, l) in [
+                ("Server", &mf.server_latency_limits),
+                ("Interactive", &mf.interactive_latency_limits),
+            ] {
+                // The limits stand on the line after their scenario's key.
+                let opens = format!("\"{scenario}\": {{");
+                if !holds(l.line.saturating_sub(1), &opens) {
                     return Err(fail(
-                        format!("{model} {key} limit {ns} ns"),
-                        l.line,
-                        &format!("does not hold {written}"),
+                        format!("{model} {scenario} latency limits"),
+                        l.line.saturating_sub(1),
+                        &format!("does not open {opens}"),
                     ));
                 }
+                for (key, ns) in [("ttft", l.ttft_ns), ("tpot", l.tpot_ns)] {
+                    let written = format!("\"{key}\": {} * 1000000", ns / 1_000_000);
+                    if ns % 1_000_000 != 0 || !holds(l.line, &written) {
+                        return Err(fail(
+                            format!("{model} {scenario} {key} limit {ns} ns"),
+                            l.line,
+                            &format!("does not hold {written}"),
+                        ));
+                    }
+                }
+                checked += 1;
             }
-            checked += 1;
             for (scenario, field) in &mf.throughput_log_field {
                 let written = format!("\"{scenario}\": \"{}\"", field.field);
                 if !holds(field.line, &written) {
@@ -270,6 +284,9 @@ LATENCY = {
         "Server": {
             "ttft": 2000 * 1000000, "tpot": 200 * 1000000
         },
+        "Interactive": {
+            "ttft": 450 * 1000000, "tpot": 40 * 1000000
+        },
     },
 }
 FIELDS = {"Offline": "result_tokens_per_second",
@@ -282,15 +299,16 @@ KEYS = {"ROUGE1": 'rouge1'}
             "about": "test", "round": "v6.1",
             "source": {"repository": "o/r", "commit": "0".repeat(40), "path": "constants.py",
                        "git_blob_sha1": "0".repeat(40), "url": "https://example.org/"},
-            "accuracy_report_keys": [{"metric": "ROUGE1", "key": "rouge1", "line": 16}],
+            "accuracy_report_keys": [{"metric": "ROUGE1", "key": "rouge1", "line": 19}],
             "models": {"llama2-70b-99.9": {
                 "accuracy_targets": [{"metric": "ROUGE1", "reference": 44.4312,
                                       "multiplier": 0.999, "value": 44.4312_f64 * 0.999, "line": 4}],
                 "accuracy_upper_limits": [],
                 "server_latency_limits": {"ttft_ns": 2_000_000_000u64, "tpot_ns": 200_000_000u64, "line": 10},
+                "interactive_latency_limits": {"ttft_ns": 450_000_000u64, "tpot_ns": 40_000_000u64, "line": 13},
                 "throughput_log_field": {
-                    "Offline": {"field": "result_tokens_per_second", "line": 14},
-                    "Server": {"field": "result_completed_tokens_per_second", "line": 15}}}}
+                    "Offline": {"field": "result_tokens_per_second", "line": 17},
+                    "Server": {"field": "result_completed_tokens_per_second", "line": 18}}}}
         });
         edit(&mut v);
         CheckerFacts::parse("facts.json", &v.to_string()).unwrap()
@@ -298,7 +316,7 @@ KEYS = {"ROUGE1": 'rouge1'}
 
     #[test]
     fn every_fact_must_stand_at_its_line_of_the_source() {
-        assert_eq!(facts(|_| {}).check_against_source(SOURCE).unwrap(), 5);
+        assert_eq!(facts(|_| {}).check_against_source(SOURCE).unwrap(), 6);
         // A limit ten times larger in the source is not the recorded one.
         let tenfold = SOURCE.replace("200 * 1000000", "200 * 10000000");
         let err = facts(|_| {})
@@ -313,7 +331,7 @@ KEYS = {"ROUGE1": 'rouge1'}
             &mut v["models"]["llama2-70b-99.9"]
         }
         type Edit = fn(&mut serde_json::Value);
-        let cases: [(Edit, &str); 6] = [
+        let cases: [(Edit, &str); 8] = [
             (
                 |v| m(v)["accuracy_targets"][0]["line"] = 6.into(),
                 "does not name \"ROUGE1\"",
@@ -329,6 +347,15 @@ KEYS = {"ROUGE1": 'rouge1'}
             (
                 |v| m(v)["server_latency_limits"]["tpot_ns"] = 90_000_000.into(),
                 "does not hold \"tpot\": 90 * 1000000",
+            ),
+            (
+                |v| m(v)["interactive_latency_limits"]["tpot_ns"] = 30_000_000.into(),
+                "Interactive tpot limit 30000000 ns: line 13 of constants.py does not hold \"tpot\": 30 * 1000000",
+            ),
+            (
+                // The Server limits' line given for the Interactive ones.
+                |v| m(v)["interactive_latency_limits"]["line"] = 10.into(),
+                "llama2-70b-99.9 Interactive latency limits: line 9 of constants.py does not open \"Interactive\": {",
             ),
             (
                 |v| m(v)["throughput_log_field"]["Server"]["line"] = 99.into(),
