@@ -102,6 +102,7 @@ fn article_rendering(b: Bencher) {
                 checks: &c.checks,
                 manifest: &c.project.manifest,
                 facts: &c.project.facts,
+                notes: &c.notes,
                 vendor_plan: &c.project.vendor_plan,
                 figures: &figures,
                 downloads: &downloads,

@@ -152,6 +152,7 @@ pub enum LegendKind {
     BarAbove,
     Mark,
     MarkHighlighted,
+    MarkCpuOnly,
 }
 
 /// Legend entries laid out in one row (wide) or one per line (narrow), starting at `y`. Each
@@ -186,9 +187,8 @@ pub struct Bar {
     pub label_x: f64,
     pub label_y: f64,
     pub label_end: bool,
-    /// The pair's organisation, platform and model in full, for the text description.
-    pub organization: String,
-    pub platform: String,
+    /// The pair's system and model in full, for the text description.
+    pub system: String,
     pub model: String,
     pub value: String,
     pub value_x: f64,
@@ -198,13 +198,31 @@ pub struct Bar {
     pub over_100: bool,
 }
 
-/// A group heading of figure 1: organisation and platform, on one line (wide) or two (narrow).
+/// A group heading of figure 1: the system's name (the summary's `SystemName`, the one name the
+/// article gives a system), on one line or, when narrow, on up to two.
 pub struct GroupHeading {
     pub y: f64,
-    pub organization: String,
-    pub platform: String,
-    /// Baseline of the platform's line when it has one of its own.
-    pub platform_y: Option<f64>,
+    pub name: String,
+    /// The rest of the name and its baseline, when it takes a second line.
+    pub rest: Option<(String, f64)>,
+}
+
+/// `name` in at most two lines of `max` characters, broken at a space; what does not fit is cut
+/// with an ellipsis (the tables give it whole).
+fn two_lines(name: &str, max: usize) -> (String, Option<String>) {
+    if name.chars().count() <= max {
+        return (name.to_string(), None);
+    }
+    let cut = name
+        .char_indices()
+        .take_while(|(i, _)| name[..*i].chars().count() <= max)
+        .filter(|(_, c)| *c == ' ')
+        .map(|(i, _)| i)
+        .last();
+    match cut {
+        Some(i) if i > 0 => (name[..i].to_string(), Some(fit(name[i + 1..].trim(), max))),
+        _ => (fit(name, max), None),
+    }
 }
 
 /// At most `max` characters of a label, cut with an ellipsis (the tables give it whole).
@@ -269,19 +287,29 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
         let pair = analysis.pair(h.offline_id).ok_or_else(|| {
             Error::invalid("figure 1", format!("highlight {} has no pair", h.label))
         })?;
-        let key = (pair.organization.clone(), pair.platform.clone());
+        let key = (
+            pair.submission.organization.clone(),
+            pair.submission.platform.clone(),
+        );
         if current.as_ref() != Some(&key) {
             if current.is_some() {
                 y += 20.0;
             }
-            let narrow = layout == Layout::Narrow;
+            let (name, rest) = two_lines(
+                &pair.submission.system_name,
+                if layout == Layout::Narrow {
+                    36
+                } else {
+                    max_label
+                },
+            );
+            let second = rest.is_some();
             groups.push(GroupHeading {
                 y: coord(y + 12.0),
-                organization: fit(&pair.organization, max_label),
-                platform: fit(&pair.platform, max_label),
-                platform_y: narrow.then(|| coord(y + 27.0)),
+                name,
+                rest: rest.map(|r| (r, coord(y + 27.0))),
             });
-            y += if narrow { 36.0 } else { 22.0 };
+            y += if second { 36.0 } else { 22.0 };
             current = Some(key);
         }
         y += label_room;
@@ -298,7 +326,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             y: coord(y),
             width: coord(end - plot_x),
             label: fit(
-                &pair.model,
+                &pair.submission.model,
                 if layout == Layout::Narrow {
                     max_label
                 } else {
@@ -308,9 +336,8 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             label_x: coord(label_x),
             label_y: coord(label_y),
             label_end,
-            organization: pair.organization.clone(),
-            platform: pair.platform.clone(),
-            model: pair.model.clone(),
+            system: pair.submission.system_name.clone(),
+            model: pair.submission.model.clone(),
             value: percent(h.ratio),
             value_x: coord(if inside { end - 6.0 } else { end + 6.0 }),
             value_y: coord(middle),
@@ -364,6 +391,8 @@ pub struct Mark {
     pub x: f64,
     pub y: f64,
     pub highlighted: bool,
+    /// A system without accelerators, drawn as an open diamond.
+    pub cpu_only: bool,
     pub tooltip: String,
 }
 
@@ -402,6 +431,8 @@ pub struct PairsFigure {
     pub ticks: Vec<Tick>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
+    /// Marks of CPU-only systems.
+    pub cpu_marks: usize,
     pub legend: Vec<LegendItem>,
     pub note: Option<ClippedNote>,
 }
@@ -446,7 +477,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
         let mut members: Vec<&Pair> = analysis
             .pairs
             .iter()
-            .filter(|p| p.benchmark == s.benchmark)
+            .filter(|p| p.submission.benchmark == s.benchmark)
             .collect();
         members.sort_by(|a, b| {
             a.ratio
@@ -459,6 +490,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
                 x: coord(x_of(p.ratio.percent())),
                 y: coord(center + offsets[k % offsets.len()]),
                 highlighted: highlighted.contains(&p.offline_id),
+                cpu_only: p.submission.cpu_only,
                 tooltip: tooltip(p)?,
             });
         }
@@ -484,15 +516,15 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     } else {
         5.0
     };
-    let (legend, bottom) = legend(
-        layout,
-        axis_y + 48.0,
-        &[
-            (LegendKind::Reference, 260.0),
-            (LegendKind::Mark, 120.0),
-            (LegendKind::MarkHighlighted, 140.0),
-        ],
-    );
+    let mut entries = vec![
+        (LegendKind::Reference, 240.0),
+        (LegendKind::Mark, 115.0),
+        (LegendKind::MarkHighlighted, 135.0),
+    ];
+    if analysis.pairs.iter().any(|p| p.submission.cpu_only) {
+        entries.push((LegendKind::MarkCpuOnly, 130.0));
+    }
+    let (legend, bottom) = legend(layout, axis_y + 48.0, &entries);
     let note = clipped_note(clipped, bottom + 20.0);
     let narrow = layout == Layout::Narrow;
     render(
@@ -514,6 +546,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             reference_x: coord(x_of(100.0)),
             ticks: ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of),
             bands,
+            cpu_marks: marks.iter().filter(|m| m.cpu_only).count(),
             marks,
             legend,
             note,

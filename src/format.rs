@@ -86,6 +86,21 @@ pub fn bibtex_escape(s: &str) -> String {
     out
 }
 
+/// A path for a URL: each `/`-separated segment percent-encoded except for the characters URLs
+/// leave as they are (`A-Z a-z 0-9 - . _ ~`), so a folder named `Naeem Khoshnevis` links right.
+pub fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// The first 12 digits of a commit hash, as commits are shown to readers.
 pub fn short_commit(commit: &str) -> String {
     commit.chars().take(12).collect()
@@ -110,6 +125,18 @@ mod tests {
         assert_eq!(percent(Ratio(0.853640904)), "85.36 %");
         assert_eq!(percent(Ratio(1.0172490073673766)), "101.72 %");
         assert_eq!(points(12.505543608754962), "12.51");
+    }
+
+    #[test]
+    fn url_paths_encode_all_but_unreserved_characters() {
+        assert_eq!(
+            url_path("closed/NVIDIA/a_b-c.d~e"),
+            "closed/NVIDIA/a_b-c.d~e"
+        );
+        assert_eq!(
+            url_path("closed/Naeem Khoshnevis/x#y?z%é"),
+            "closed/Naeem%20Khoshnevis/x%23y%3Fz%25%C3%A9"
+        );
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! The article's choice of pairs to show: each highlight of `content/article.json` selects exactly
 //! one matched pair by organisation, platform and model, no two select the same pair, and the
-//! highlights of one system (the span selector) give the spread the lede reports.
+//! highlights of one system (the span selector) give the spread the lede reports, and the order
+//! its workloads take is compared with every other system that ran the same benchmarks.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -27,6 +30,25 @@ pub struct Highlights {
     pub highlights: Vec<Highlight>,
     /// Largest minus smallest ratio among the span group's highlights, in percentage points.
     pub span_pp: f64,
+    pub agreement: Agreement,
+}
+
+/// Whether the other systems that ran the span group's benchmarks order them as the span's system
+/// does. A system is an organisation's results folder (`Organization`, `Platform`), as the span
+/// selector names one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Agreement {
+    /// The span group's benchmarks, by the span system's ratio (lowest first).
+    pub order: Vec<String>,
+    /// Other systems with exactly one pair on each of those benchmarks.
+    pub systems: usize,
+    /// Of those, the systems whose ratios put the benchmarks in the same order.
+    pub same_order: usize,
+    /// Of those, the systems whose lowest ratio is on the same benchmark.
+    pub same_lowest: usize,
+    /// Other systems that ran every one of those benchmarks but one of them more than once, so
+    /// their order is not defined; left out of the counts.
+    pub ambiguous: usize,
 }
 
 fn config_error(message: String) -> Error {
@@ -53,8 +75,8 @@ pub fn select(analysis: &Analysis, config: &ArticleConfig) -> Result<Highlights>
             offline_id: pair.offline_id,
             server_id: pair.server_id,
             ratio: pair.ratio,
-            in_span: pair.organization == config.span.organization
-                && pair.platform == config.span.platform,
+            in_span: pair.submission.organization == config.span.organization
+                && pair.submission.platform == config.span.platform,
         });
     }
     let span: Vec<f64> = highlights
@@ -72,15 +94,72 @@ pub fn select(analysis: &Analysis, config: &ArticleConfig) -> Result<Highlights>
     }
     let max = span.iter().copied().fold(f64::MIN, f64::max);
     let min = span.iter().copied().fold(f64::MAX, f64::min);
+    let agreement = agreement(analysis, &highlights, config);
     Ok(Highlights {
         highlights,
         span_pp: max - min,
+        agreement,
     })
+}
+
+/// How the other systems order the span group's benchmarks.
+fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConfig) -> Agreement {
+    let mut span: Vec<(f64, &str)> = highlights
+        .iter()
+        .filter(|h| h.in_span)
+        .filter_map(|h| analysis.pair(h.offline_id))
+        .map(|p| (p.ratio.0, p.submission.benchmark.as_str()))
+        .collect();
+    span.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let order: Vec<&str> = span.iter().map(|(_, b)| *b).collect();
+    let mut systems: BTreeMap<(&str, &str), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    for p in &analysis.pairs {
+        let s = &p.submission;
+        if (s.organization.as_str(), s.platform.as_str())
+            == (
+                config.span.organization.as_str(),
+                config.span.platform.as_str(),
+            )
+            || !order.contains(&s.benchmark.as_str())
+        {
+            continue;
+        }
+        systems
+            .entry((&s.organization, &s.platform))
+            .or_default()
+            .entry(&s.benchmark)
+            .or_default()
+            .push(p.ratio.0);
+    }
+    let mut a = Agreement {
+        order: order.iter().map(|b| b.to_string()).collect(),
+        systems: 0,
+        same_order: 0,
+        same_lowest: 0,
+        ambiguous: 0,
+    };
+    for by_benchmark in systems.values() {
+        if by_benchmark.len() < order.len() {
+            continue;
+        }
+        if by_benchmark.values().any(|v| v.len() != 1) {
+            a.ambiguous += 1;
+            continue;
+        }
+        let mut theirs: Vec<(f64, &str)> = by_benchmark.iter().map(|(b, v)| (v[0], *b)).collect();
+        theirs.sort_by(|x, y| x.0.total_cmp(&y.0));
+        let theirs: Vec<&str> = theirs.into_iter().map(|(_, b)| b).collect();
+        a.systems += 1;
+        a.same_order += usize::from(theirs == order);
+        a.same_lowest += usize::from(theirs.first() == order.first());
+    }
+    a
 }
 
 fn select_one<'a>(pairs: &'a [Pair], sel: &PairSelector) -> Result<&'a Pair> {
     let mut found = pairs.iter().filter(|p| {
-        p.organization == sel.organization && p.platform == sel.platform && p.model == sel.model
+        let s = &p.submission;
+        s.organization == sel.organization && s.platform == sel.platform && s.model == sel.model
     });
     match (found.next(), found.next()) {
         (Some(p), None) => Ok(p),

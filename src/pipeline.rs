@@ -74,6 +74,8 @@ pub struct Computed {
     pub analysis: Analysis,
     pub highlights: Highlights,
     pub checks: Checks,
+    /// The claims of `sources/claims.json`, each checked at its lines of its pinned input.
+    pub notes: Vec<evidence::claims::Note>,
 }
 
 /// The project at `opts.root`, with the manifest replaced when `opts.manifest` is given.
@@ -110,12 +112,14 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
         inputs,
         &project.facts,
     )?;
+    let notes = project.claims.check(inputs)?;
     Ok(Computed {
         project,
         summary,
         analysis,
         highlights,
         checks,
+        notes,
     })
 }
 
@@ -135,6 +139,8 @@ struct ResultsFile<'a> {
     #[serde(flatten)]
     highlights: &'a Highlights,
     checks: &'a Checks,
+    /// The claims the prose cites, each with the pinned lines that bear it out.
+    claims: &'a [evidence::claims::Note],
 }
 
 /// One highlighted row with every source field, for `selected_rows.json`.
@@ -169,6 +175,7 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
                 analysis,
                 highlights: &computed.highlights,
                 checks: &computed.checks,
+                claims: &computed.notes,
             },
             OutputFile::Results,
         )?,
@@ -201,7 +208,19 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
         svg_file(&figures.highlights),
     )?;
     dist.add(OutputFile::FigurePairs.path(), svg_file(&figures.pairs))?;
-    dist.add(OutputFile::PairsCsv.path(), article::pairs_csv(analysis)?)?;
+    let csv = project.manifest.single(InputKind::SummaryCsv)?;
+    let tree = article::ResultsTree {
+        repository: &csv.repository,
+        commit: &csv.commit,
+    };
+    dist.add(
+        OutputFile::PairsCsv.path(),
+        article::pairs_csv(analysis, tree)?,
+    )?;
+    dist.add(
+        OutputFile::InteractivePairsCsv.path(),
+        article::interactive_pairs_csv(analysis, tree)?,
+    )?;
     dist.add(
         OutputFile::Notebook.path(),
         project.notebook.clone().into_bytes(),
@@ -225,6 +244,7 @@ pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -
             checks: &computed.checks,
             manifest: &project.manifest,
             facts: &project.facts,
+            notes: &computed.notes,
             vendor_plan: &project.vendor_plan,
             figures,
             downloads: &downloads,

@@ -1,8 +1,9 @@
 //! The project, loaded at run time from its root folder, as mdBook's `MDBook::load` and Zola's
 //! `Site::new` do: the prose (`content/article.md`), the page settings (`content/article.json`),
-//! the input manifest (`data/inputs.json`), the vendoring plan (`data/vendor.json`) and the
-//! checker facts (`sources/mlperf-checker-facts.json`). An edit to any of them is picked up by the next build of
-//! the same binary; only the Askama templates are compiled in.
+//! the input manifest (`data/inputs.json`), the vendoring plan (`data/vendor.json`), the
+//! checker facts (`sources/mlperf-checker-facts.json`) and the claims register
+//! (`sources/claims.json`). An edit to any of them is picked up by the next build of the same
+//! binary; only the Askama templates are compiled in.
 //!
 //! The root is the folder given with `--root`, else the nearest folder, upward from the current
 //! one, holding this project's `Cargo.toml` (the way cargo finds its manifest).
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{ArticleConfig, CONFIG_PATH};
 use crate::error::{Error, Result};
+use crate::evidence::claims::{ClaimRegister, CLAIMS_PATH};
 use crate::evidence::facts::{CheckerFacts, FACTS_PATH};
 use crate::inputs::{InputManifest, MANIFEST_PATH};
 use crate::vendor::{Plan, PLAN_PATH};
@@ -30,6 +32,8 @@ pub struct Project {
     pub config: ArticleConfig,
     pub manifest: InputManifest,
     pub facts: CheckerFacts,
+    /// The statements of fact the prose cites, each with its pinned source lines.
+    pub claims: ClaimRegister,
     /// Which locked crates the bundle carries as stubs, and the platforms its offline rebuild
     /// covers (`data/vendor.json`).
     pub vendor_plan: Plan,
@@ -47,6 +51,7 @@ impl Project {
             config: ArticleConfig::parse(CONFIG_PATH, &read_text(root, CONFIG_PATH)?)?,
             manifest: InputManifest::parse(MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
             facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,
+            claims: ClaimRegister::parse(CLAIMS_PATH, &read_text(root, CLAIMS_PATH)?)?,
             vendor_plan: Plan::parse(PLAN_PATH, &read_text(root, PLAN_PATH)?)?,
             notebook: read_text(root, crate::notebook::NOTEBOOK_PATH)?,
         })

@@ -108,20 +108,23 @@ pub enum Typed {
     Text,
 }
 
-/// The scenario of a result row or a LoadGen log, where the analysis compares it. (Interactive
-/// runs, which LoadGen logs as Server, are separate rows of the summary and out of scope.)
+/// The scenario of a result row or a LoadGen log, where the analysis compares it. Interactive
+/// runs are rows of their own in the summary; LoadGen logs them as Server runs with tighter
+/// latency limits, so a log's scenario is only ever Offline or Server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Scenario {
     Offline,
     Server,
+    Interactive,
 }
 
 impl Scenario {
-    /// The scenario named exactly `text` (`Offline` or `Server`), else `None`.
+    /// The scenario named exactly `text` (`Offline`, `Server` or `Interactive`), else `None`.
     pub fn parse(text: &str) -> Option<Scenario> {
         match text {
             "Offline" => Some(Scenario::Offline),
             "Server" => Some(Scenario::Server),
+            "Interactive" => Some(Scenario::Interactive),
             _ => None,
         }
     }
@@ -130,6 +133,7 @@ impl Scenario {
         match self {
             Scenario::Offline => "Offline",
             Scenario::Server => "Server",
+            Scenario::Interactive => "Interactive",
         }
     }
 }

@@ -51,18 +51,37 @@ fn visible(html: &str) -> String {
 fn prose_numbers_follow_a_hand_made_results_set() {
     let d = build("base");
     let page = visible(&text(&d, "article.html"));
-    // Base fixture, worked out by hand: 850/1000, 1900/2000, 3920/4000, 5100/5000.
+    // Base fixture, worked out by hand (tests/fixtures/README.md): 850/1000, 1900/2000,
+    // 3920/4000, 5100/5000, 400/1000 (CPU-only), 1920/2000, 700/1000, 800/1000, 750/1000, and
+    // the Interactive run 3500/5000.
     for expected in [
         "keeps 85.00 % of its Offline rate on deepseek-r1, 95.00 % on gpt-oss-120b and 98.00 % on llama2-70b-99.9",
         "a spread of 13.00 percentage points",
-        "The summary lists 12 result rows (11 in the closed division, 1 in the open division)",
-        "That leaves 9 rows",
+        // The other organisation's system orders the three 70 < 75 < 80: deepseek-r1 lowest too.
+        "On the one other system that ran the three benchmarks, deepseek-r1 also keeps the smallest share",
+        "lie up to 23.00 points apart",
+        "The summary lists 23 result rows (22 in the closed division, 1 in the open division), 1 of them Interactive runs",
+        "The Scenario filter removes the 1 Interactive runs still in scope",
+        "The inferred filter after it removes no rows",
+        "That leaves 19 rows",
         "all 27 fields other than",
-        "The rule yields 4 complete pairs. Exactly one eligible row stays unmatched: ID 10",
-        "In 1 of 4 pairs",
-        "gives up 15.00 % of its Offline rate (Server 850 against Offline 1,000 tokens/s, rows 1 and 0)",
+        "The llama3.1-8b pairs carry two labels: llama3.1-8b (1 pair) and llama3_1-8b (1 pair)",
+        "The rule yields 9 complete pairs. Exactly one eligible row stays unmatched: ID 10",
+        "In 1 of 9 pairs",
+        "from 40.00 % to 102.00 %",
+        // Medians: llama3.1-8b 68 %, deepseek-r1 77.5 %, llama2-70b-99.9 86.5 %, gpt-oss-120b 95 %.
+        "the median ratio runs from 68.00 % for llama3.1-8b to 95.00 % for gpt-oss-120b",
+        "the system gives up 15.00 % of its Offline rate (Server 850 against Offline 1,000 tokens/s, rows 1 and 0)",
         "reports 102.00 % on gpt-oss-120b (rows 7 and 6)",
-        "from 85.00 % to 102.00 %",
+        "Its Interactive run of the same benchmark, under the tighter limits, keeps 70.00 % (row 12)",
+        "holds 1 Interactive runs, and 1 of them carry inferred = 1",
+        "Of the 1 Interactive runs, 1 pair and 0 stay unmatched",
+        "Of the 1 other systems (an organisation's results folder) that ran deepseek-r1, gpt-oss-120b and llama2-70b-99.9 once each, 0 order them as the NVIDIA DGX B300 does, and on 1 of them deepseek-r1 keeps the smallest share",
+        // Groups: llama2-70b-99.9 23 points, gpt-oss-120b 22, deepseek-r1 15.
+        "form 3 groups. Within a group the ratio spreads by 22.00 percentage points at the median, and by up to 23.00 (llama2-70b-99.9 on one node of 8 × Fake GPU 270GB, 2 pairs from two organisations)",
+        "One pair comes from a system without accelerators, all on llama3.1-8b; they include the lowest ratio of all, 40.00 %. Without them the llama3.1-8b median is 96.00 % rather than 68.00 %",
+        "By median the benchmarks then run deepseek-r1, llama2-70b-99.9, gpt-oss-120b and llama3.1-8b, lowest first, instead of llama3.1-8b, deepseek-r1, llama2-70b-99.9 and gpt-oss-120b",
+        "By these figures the title holds for the order, not for the size",
     ] {
         assert!(page.contains(expected), "missing {expected:?} in:\n{page}");
     }
@@ -114,7 +133,10 @@ fn hostile_names_are_escaped_in_html_and_svg() {
     );
     let svg = text(&d, "ratios-by-model.svg");
     assert!(!svg.contains("<script"));
-    assert!(visible(&svg).contains("<script>alert(1)</script> \"><img src=x"));
+    // The system's name, then its organisation, which the name does not carry.
+    assert!(
+        visible(&svg).contains("\"><img src=x onerror=alert(2)> & Co (<script>alert(1)</script>)")
+    );
     assert!(!svg.contains("<img"));
     // Both SVGs stay well-formed XML with the hostile text inside.
     for name in ["scenario-ratios.svg", "ratios-by-model.svg"] {
@@ -164,10 +186,34 @@ fn pairs_csv_has_one_row_per_pair() {
     let d = build("base");
     let mut r = csv::Reader::from_reader(d.get("pairs.csv").unwrap());
     let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 9);
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     assert_eq!(&rows[0][0], "0");
     assert_eq!(&rows[0][1], "1");
-    assert_eq!(&rows[0][10], "85.00");
+    assert_eq!(&rows[0][col("ratio_percent")], "85.00");
+    // Rows 13/14: the CPU-only pair, its label kept, no accelerator.
+    let cpu = &rows[4];
+    assert_eq!((&cpu[0], &cpu[1]), ("13", "14"));
+    assert_eq!(&cpu[col("model")], "llama3_1-8b");
+    assert_eq!(&cpu[col("benchmark")], "llama3.1-8b");
+    assert_eq!(&cpu[col("cpu_only")], "true");
+    assert_eq!(&cpu[col("total_accelerators")], "0");
+    assert_eq!(&cpu[col("accelerator")], "");
+    assert_eq!(&rows[0][col("nodes")], "1");
+    assert_eq!(&rows[0][col("accelerators_per_node")], "8");
+    // Each row's folder at the pinned summary's commit.
+    assert_eq!(
+        &rows[0][col("offline_url")],
+        "https://github.com/example/inference_results_v6.1/tree/0123456789abcdef0123456789abcdef01234567/closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Offline/performance/run_1"
+    );
+    let mut i = csv::Reader::from_reader(d.get("interactive_pairs.csv").unwrap());
+    let irows: Vec<csv::StringRecord> = i.records().map(|x| x.unwrap()).collect();
+    assert_eq!(irows.len(), 1);
+    assert_eq!((&irows[0][0], &irows[0][1]), ("6", "12"));
+    let iheader = i.headers().unwrap().clone();
+    let at = iheader.iter().position(|h| h == "ratio_percent").unwrap();
+    assert_eq!(&irows[0][at], "70.00");
 }
 
 #[test]
@@ -372,10 +418,12 @@ fn prose_that_states_a_direction_fails_when_the_data_turn() {
     );
 }
 
-/// A screen reader hears figure 1 through its description: every bar is named by organisation,
-/// platform and model, so two bars of one model on different systems are told apart.
+/// A screen reader hears figure 1 through its description: every bar is named by its system's one
+/// name (`SystemName`) and its model, so two bars of one model on different systems are told
+/// apart.
 #[test]
 fn figure_1_describes_each_bar_by_its_system_and_model() {
+    // Two systems of one name would make bars alike: the base fixture's names differ.
     let d = build("base");
     let results: serde_json::Value =
         serde_json::from_slice(d.get("results.json").unwrap()).unwrap();
@@ -406,13 +454,312 @@ fn figure_1_describes_each_bar_by_its_system_and_model() {
                 .iter()
                 .find(|p| p["offline_id"] == h["offline_id"])
                 .unwrap();
+            // One name per system: its SystemName.
             let name = format!(
-                "{} {}, {}",
-                pair["organization"].as_str().unwrap(),
-                pair["platform"].as_str().unwrap(),
+                "{}, {}",
+                pair["system_name"].as_str().unwrap(),
                 pair["model"].as_str().unwrap()
             );
             assert!(bars.contains(&name.as_str()), "{file}: {name} in {desc}");
         }
     }
+}
+
+/// The page built from the real pinned inputs (read from the mirror), in memory.
+fn real_page() -> String {
+    use scenario_ratios::inputs::{self, AcquireOptions};
+    let project = common::project();
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = AcquireOptions {
+        own_cache: false,
+        cache_dir: tmp.path().join("cache"),
+        mirror: Some(common::mirror()),
+        download_base: None,
+        allow_download: false,
+    };
+    let inputs = inputs::acquire(project.manifest.clone(), &opts).unwrap();
+    let computed = pipeline::compute(project, &inputs).unwrap();
+    text(&pipeline::render(&computed).unwrap(), "article.html")
+}
+
+/// One sentence of the page as a reader sees it, with what it carries: a rendered value
+/// (`<span data-value>`), a citation of the claims register (rendered `[n]`), or the note list.
+#[derive(Debug)]
+struct Sentence {
+    text: String,
+    value: bool,
+    cite: bool,
+    note: bool,
+}
+
+/// Marks around a rendered value while the text is collected (private-use characters).
+const VALUE_OPEN: char = '\u{E000}';
+const VALUE_CLOSE: char = '\u{E001}';
+
+/// The sentences of the page: the text of every paragraph, list item, caption, figure caption and
+/// summary of the article and of the footer (not of tables' cells, code, figures or headings),
+/// split after `.`, `!` or `?` where a new sentence starts (an initial such as "V." does not end
+/// one).
+fn sentences(html: &str) -> Vec<Sentence> {
+    use scraper::{ElementRef, Html, Node, Selector};
+    fn collect(el: ElementRef<'_>, out: &mut String) {
+        for child in el.children() {
+            match child.value() {
+                Node::Text(t) => out.push_str(t),
+                Node::Element(e) => {
+                    let Some(c) = ElementRef::wrap(child) else {
+                        continue;
+                    };
+                    match e.name() {
+                        "svg" | "pre" | "table" | "script" | "style" | "p" | "li"
+                        | "figcaption" | "caption" | "summary" | "details" | "figure" | "div"
+                        | "ol" | "ul" => {}
+                        "sup" if e.classes().any(|k| k == "cite") => {
+                            out.push('[');
+                            collect(c, out);
+                            out.push(']');
+                        }
+                        "span" if e.attr("data-value").is_some() => {
+                            out.push(VALUE_OPEN);
+                            collect(c, out);
+                            out.push(VALUE_CLOSE);
+                        }
+                        _ => collect(c, out),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let doc = Html::parse_document(html);
+    let blocks = Selector::parse(
+        "article p, article li, article figcaption, article caption, article summary, footer.site",
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for el in doc.select(&blocks) {
+        let mut raw = String::new();
+        collect(el, &mut raw);
+        let note = el.value().name() == "li"
+            && el
+                .parent()
+                .and_then(ElementRef::wrap)
+                .is_some_and(|p| p.value().classes().any(|k| k == "notes"));
+        let chars: Vec<char> = raw
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .collect();
+        let mut pieces = Vec::new();
+        let (mut start, mut i) = (0, 0);
+        while i < chars.len() {
+            if matches!(chars[i], '.' | '!' | '?') {
+                // A sentence runs on through closing marks and its citations.
+                let mut end = i + 1;
+                loop {
+                    if end < chars.len()
+                        && matches!(chars[end], '”' | '"' | ')' | '’' | VALUE_CLOSE)
+                    {
+                        end += 1;
+                    } else if end < chars.len() && chars[end] == '[' {
+                        match chars[end..].iter().position(|&c| c == ']') {
+                            Some(k) => end += k + 1,
+                            None => break,
+                        }
+                    } else {
+                        break;
+                    }
+                }
+                let initial = i >= 1
+                    && chars[i - 1].is_uppercase()
+                    && (i < 2 || !chars[i - 2].is_alphanumeric());
+                // A number that labels what follows ("Figure 1.", a step's "1.") ends nothing.
+                let word_start = chars[..i]
+                    .iter()
+                    .rposition(|c| *c == ' ')
+                    .map_or(0, |k| k + 1);
+                let word: String = chars[word_start..i].iter().collect();
+                let before: String = chars[..word_start].iter().collect();
+                let label = !word.is_empty()
+                    && word.chars().all(|c| c.is_ascii_digit())
+                    && (word_start == start || before.trim_end().ends_with("Figure"));
+                let initial = initial || label;
+                let next_starts = end + 1 < chars.len()
+                    && chars[end] == ' '
+                    && (chars[end + 1].is_uppercase()
+                        || chars[end + 1].is_ascii_digit()
+                        || matches!(chars[end + 1], '“' | '"' | '(' | VALUE_OPEN));
+                if !initial && (end == chars.len() || next_starts) {
+                    pieces.push(chars[start..end].iter().collect::<String>());
+                    start = (end + 1).min(chars.len());
+                    i = end;
+                }
+            }
+            i += 1;
+        }
+        if start < chars.len() {
+            pieces.push(chars[start..].iter().collect());
+        }
+        // A piece inside a rendered value (a sentence a template wrote into the prose) is a
+        // value too, from wherever the value opened.
+        let mut depth = 0i32;
+        for piece in pieces {
+            let value = depth > 0 || piece.contains(VALUE_OPEN);
+            for c in piece.chars() {
+                match c {
+                    VALUE_OPEN => depth += 1,
+                    VALUE_CLOSE => depth -= 1,
+                    _ => {}
+                }
+            }
+            let text: String = piece
+                .chars()
+                .filter(|c| *c != VALUE_OPEN && *c != VALUE_CLOSE)
+                .collect();
+            let text = text.trim().to_string();
+            if text.is_empty() {
+                continue;
+            }
+            let cite = text.chars().collect::<Vec<_>>().windows(3).any(|w| {
+                w[0] == '[' && w[1].is_ascii_digit() && (w[2] == ']' || w[2].is_ascii_digit())
+            });
+            out.push(Sentence {
+                value,
+                cite,
+                note,
+                text,
+            });
+        }
+    }
+    out
+}
+
+/// The classes `docs/claims.md` gives a sentence.
+const CLASSES: &[&str] = &[
+    "computed",
+    "sourced",
+    "computed, sourced",
+    "editorial",
+    "instruction",
+    "label",
+    "note",
+];
+
+/// The rows of `docs/claims.md`'s table: (class, sentence), the sentence unescaped.
+fn classified() -> Vec<(String, String)> {
+    let doc = std::fs::read_to_string(common::root().join("docs/claims.md")).unwrap();
+    doc.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| class") && !l.starts_with("| ---"))
+        .filter_map(|l| {
+            let inner = l.strip_prefix("| ")?.strip_suffix(" |")?;
+            let (class, sentence) = inner.split_once(" | ")?;
+            Some((class.to_string(), sentence.replace("\\|", "|")))
+        })
+        .collect()
+}
+
+/// A row of `docs/claims.md` for a sentence, its class to be filled in.
+fn doc_row(class: &str, sentence: &str) -> String {
+    format!("| {class} | {} |", sentence.replace('|', "\\|"))
+}
+
+/// Every sentence the page renders from the real inputs is classified in `docs/claims.md`, as
+/// computed, sourced, editorial (the author's method or opinion), an instruction to the reader,
+/// or a source note; the classes agree with what the sentence carries (a citation is sourced, a
+/// rendered value computed); and the document lists no sentence the page no longer has.
+#[test]
+fn every_sentence_of_the_page_is_classified_in_docs_claims_md() {
+    let page = sentences(&real_page());
+    let doc = classified();
+    let mut problems = Vec::new();
+    let mut missing = 0;
+    // The table as it should read, in page order: the known classes kept, the new ones guessed
+    // from what the sentence carries and marked for the author with a `?`.
+    let mut table = Vec::new();
+    for s in &page {
+        let Some((class, _)) = doc.iter().find(|(_, t)| *t == s.text) else {
+            missing += 1;
+            let guess = if s.note {
+                "note"
+            } else if s.cite && s.value {
+                "computed, sourced"
+            } else if s.cite {
+                "sourced"
+            } else if s.value {
+                "computed"
+            } else {
+                ""
+            };
+            table.push(doc_row(&format!("? {guess}"), &s.text));
+            continue;
+        };
+        table.push(doc_row(class, &s.text));
+        if !CLASSES.contains(&class.as_str()) {
+            problems.push(format!("unknown class {class:?}: {}", s.text));
+        }
+        if s.cite != class.contains("sourced") {
+            problems.push(format!(
+                "{} citation but classed {class:?}: {}",
+                if s.cite { "has a" } else { "has no" },
+                s.text
+            ));
+        }
+        if s.value && !(class.contains("computed") || class == "instruction" || class == "label") {
+            problems.push(format!(
+                "renders a value but is classed {class:?}: {}",
+                s.text
+            ));
+        }
+        if s.note != (class == "note") {
+            problems.push(format!(
+                "{} a source note but classed {class:?}: {}",
+                if s.note { "is" } else { "is not" },
+                s.text
+            ));
+        }
+    }
+    for (class, text) in &doc {
+        if !page.iter().any(|s| s.text == *text) {
+            problems.push(format!("no longer on the page ({class}): {text}"));
+        }
+    }
+    assert!(
+        missing == 0 && problems.is_empty(),
+        "docs/claims.md is out of date with the page: {missing} sentences are not classified.\n{}\n\
+         The table as the page now reads it (classes: {}; rows starting `? ` are new, \
+         with a guess where the sentence carries a value or a citation):\n{}",
+        problems.join("\n"),
+        CLASSES.join(" / "),
+        table.join("\n")
+    );
+    assert!(page.len() > 100, "only {} sentences found", page.len());
+}
+
+/// The sentence splitter keeps initials, decimals and citations inside a sentence.
+#[test]
+fn sentences_split_where_a_new_one_starts() {
+    let html = "<html><body><article><p>One <span data-value=\"a\">85.36 %</span> rate.<sup class=\"cite\"><a>1</a></sup> V. J. Reddi et al. wrote it (rows 1 and 2). “Quoted.” Last</p><p>Figure 1. A <span data-value=\"b\">x. Second of the value.</span> Plain.</p><ol class=\"notes\"><li>A note.</li></ol></article></body></html>";
+    let got: Vec<(String, bool, bool, bool)> = sentences(html)
+        .into_iter()
+        .map(|s| (s.text, s.value, s.cite, s.note))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("One 85.36 % rate.[1]".to_string(), true, true, false),
+            (
+                "V. J. Reddi et al. wrote it (rows 1 and 2).".to_string(),
+                false,
+                false,
+                false
+            ),
+            ("“Quoted.”".to_string(), false, false, false),
+            ("Last".to_string(), false, false, false),
+            ("Figure 1. A x.".to_string(), true, false, false),
+            ("Second of the value.".to_string(), true, false, false),
+            ("Plain.".to_string(), false, false, false),
+            ("A note.".to_string(), false, false, true),
+        ]
+    );
 }

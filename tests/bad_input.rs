@@ -576,6 +576,40 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, v.to_string()).unwrap();
             s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
         }
+        "a claim whose words are not at its lines"
+        | "a claim whose line range moved"
+        | "a claim wider than its words"
+        | "a claim of an input the manifest does not pin"
+        | "a claim the prose never cites" => {
+            let p = s.root.join("sources/claims.json");
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            let claims = v["claims"].as_array_mut().unwrap();
+            let at = claims
+                .iter()
+                .position(|c| c["id"] == "offline-one-query")
+                .unwrap();
+            match case {
+                "a claim whose words are not at its lines" => {
+                    claims[at]["words"][0] =
+                        "Sends all N samples to the SUT inside of two queries.".into()
+                }
+                "a claim whose line range moved" => {
+                    claims[at]["lines"] = serde_json::json!([72, 72])
+                }
+                "a claim wider than its words" => claims[at]["lines"] = serde_json::json!([70, 71]),
+                "a claim of an input the manifest does not pin" => {
+                    claims[at]["input"] = "nope".into()
+                }
+                _ => {
+                    let mut unused = claims[at].clone();
+                    unused["id"] = "unused".into();
+                    claims.push(unused);
+                }
+            }
+            std::fs::write(&p, v.to_string()).unwrap();
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
         "a setting naming another round" => {
             edit_config(
                 "MLPerf Inference v6.1 results",
@@ -605,8 +639,10 @@ fn make(case: &str, s: &Sandbox) -> String {
         | "unknown placeholder"
         | "raw HTML left open"
         | "a heading id given twice"
-        | "an id given twice" => {
+        | "an id given twice"
+        | "a citation of an unknown claim" => {
             let sentence = match case {
+                "a citation of an unknown claim" => "A sentence citing {{cite:nope}}.",
                 "a link to nowhere" => "See [the files](#download) and [the table](pairs.cvs).",
                 "raw HTML left open" => "<details><summary>More",
                 "a heading id given twice" => "## Files {#downloads}",

@@ -46,7 +46,7 @@ fn an_interactive_run_reports_the_server_scenario() {
 const SERVER_LOG: &str = "\
 Scenario : Server
 Mode     : PerformanceOnly
-Completed tokens per second: 850.04
+Completed tokens per second: 850.0004
 Result is : VALID
 99.00 percentile first token latency (ns)   : 1999999999
 99.00 percentile time to output token (ns)   : 80000000
@@ -119,6 +119,8 @@ fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
         of(1, CheckKind::AccuracyTarget("TOKENS_PER_SAMPLE".into())).status,
         Status::NotChecked
     );
+    // The log lists no condition under its verdict: not checked.
+    assert_eq!(of(1, CheckKind::RunConditions).status, Status::NotChecked);
     assert_eq!(checks.fail, 1);
     assert_eq!(
         checks.pass + checks.fail + checks.not_checked,
@@ -126,11 +128,79 @@ fn p99_equal_to_the_limit_fails_and_missing_logs_are_not_checked() {
     );
 }
 
+/// The summary's 850.0 prints two significant digits, so it is read as the log's rate rounded to
+/// six: 850.000. A log of 850.0004 agrees (half a unit of 0.001 plus half of 0.0001 is 0.00055);
+/// one of 850.04, which six figures would have printed as 850.04, does not.
+#[test]
+fn the_rate_check_reads_the_summary_as_rounded_to_six_significant_figures() {
+    let status = |log: &str| {
+        let checks = base_checks_with_server_log(log);
+        let c = checks
+            .items
+            .iter()
+            .find(|c| c.row.0 == 1 && c.kind == CheckKind::Throughput)
+            .unwrap()
+            .clone();
+        (c.status, c.detail)
+    };
+    let (ok, detail) = status(SERVER_LOG);
+    assert_eq!(ok, Status::Pass, "{detail}");
+    assert!(
+        detail.contains("at most 0.00055; they differ by 0.0004"),
+        "{detail}"
+    );
+    let (bad, detail) = status(&SERVER_LOG.replace("850.0004", "850.04"));
+    assert_eq!(bad, Status::Fail, "{detail}");
+    assert!(
+        detail.contains("at most 0.0055; they differ by 0.04"),
+        "{detail}"
+    );
+}
+
+/// The conditions a log lists under its verdict: all met passes, one "No" fails naming it, and a
+/// Server log that leaves out the latency constraints fails naming what is not listed.
+#[test]
+fn the_run_conditions_are_read_from_under_the_verdict() {
+    let conditions = "  Performance constraints satisfied : Yes\n  Min duration satisfied : Yes\n  Min queries satisfied : Yes\n  Early stopping satisfied: Yes\n";
+    let with =
+        |c: &str| SERVER_LOG.replace("Result is : VALID\n", &format!("Result is : VALID\n{c}"));
+    let check = |log: String| {
+        base_checks_with_server_log(&log)
+            .items
+            .into_iter()
+            .find(|c| c.row.0 == 1 && c.kind == CheckKind::RunConditions)
+            .unwrap()
+    };
+    let all = check(with(conditions));
+    assert_eq!(all.status, Status::Pass, "{}", all.detail);
+    assert_eq!(all.short, "4 of 4 conditions met");
+    let no = check(with(
+        &conditions.replace("Min queries satisfied : Yes", "Min queries satisfied : No"),
+    ));
+    assert_eq!(no.status, Status::Fail);
+    assert!(
+        no.detail.contains("not met: Min queries satisfied"),
+        "{}",
+        no.detail
+    );
+    let without = check(with(
+        &conditions.replace("  Performance constraints satisfied : Yes\n", ""),
+    ));
+    assert_eq!(without.status, Status::Fail);
+    assert!(
+        without
+            .detail
+            .contains("not listed: Performance constraints satisfied"),
+        "{}",
+        without.detail
+    );
+}
+
 #[test]
 fn an_invalid_log_fails_its_check() {
     let bad = SERVER_LOG
         .replace(": VALID", ": INVALID")
-        .replace("850.04", "900");
+        .replace("850.0004", "900");
     let checks = base_checks_with_server_log(&bad);
     let status = |kind: CheckKind| {
         checks

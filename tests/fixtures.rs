@@ -39,9 +39,23 @@ fn pair_ids(a: &Analysis) -> Vec<(u32, u32)> {
 fn base_fixture_gives_the_hand_counted_outcome() {
     let a = analyse("base").unwrap();
     let c = &a.counts;
-    // 12 rows: 11 closed and 1 open; row 8 is open, row 9 preview, row 11 Samples/s.
-    assert_eq!((c.rows, c.closed, c.open, c.eligible), (12, 11, 1, 9));
-    assert_eq!(pair_ids(&a), vec![(0, 1), (2, 3), (4, 5), (6, 7)]);
+    // 23 rows: 22 closed and 1 open; row 8 is open, row 9 preview, row 11 Samples/s, row 12
+    // Interactive.
+    assert_eq!((c.rows, c.closed, c.open, c.eligible), (23, 22, 1, 19));
+    assert_eq!(
+        pair_ids(&a),
+        vec![
+            (0, 1),
+            (2, 3),
+            (4, 5),
+            (6, 7),
+            (13, 14),
+            (15, 16),
+            (17, 18),
+            (19, 20),
+            (21, 22)
+        ]
+    );
     assert_eq!(unmatched(&a), vec![(10, Scenario::Offline)]);
     assert_eq!(
         a.unmatched[0].reason,
@@ -49,11 +63,29 @@ fn base_fixture_gives_the_hand_counted_outcome() {
             missing: Scenario::Server
         }
     );
-    let steps: Vec<usize> = a.steps.iter().map(|s| s.rows).collect();
-    assert_eq!(steps, vec![12, 11, 10, 10, 10, 10, 9, 9, 9, 9]);
-    // 850/1000, 1900/2000, 3920/4000, 5100/5000.
+    // Availability drops 9, Division 8, Units 11, Scenario the Interactive row 12.
+    let steps: Vec<(usize, usize)> = a.steps.iter().map(|s| (s.rows, s.interactive)).collect();
+    assert_eq!(
+        steps,
+        vec![
+            (23, 1),
+            (22, 1),
+            (21, 1),
+            (21, 1),
+            (21, 1),
+            (20, 1),
+            (19, 0),
+            (19, 0),
+            (19, 0),
+            (19, 0)
+        ]
+    );
+    // 850/1000, 1900/2000, 3920/4000, 5100/5000, 400/1000, 1920/2000, 700/1000, 800/1000,
+    // 750/1000.
     let ratios: Vec<f64> = a.pairs.iter().map(|p| p.ratio.0).collect();
-    for (got, want) in ratios.iter().zip([0.85, 0.95, 0.98, 1.02]) {
+    let want = [0.85, 0.95, 0.98, 1.02, 0.40, 0.96, 0.70, 0.80, 0.75];
+    assert_eq!(ratios.len(), want.len());
+    for (got, want) in ratios.iter().zip(want) {
         assert!((got - want).abs() < 1e-12, "{got} vs {want}");
     }
     assert_eq!(c.over_100, 1);
@@ -62,6 +94,171 @@ fn base_fixture_gives_the_hand_counted_outcome() {
     assert_eq!(a.key_fields.len(), 27);
     let labels: Vec<_> = h.highlights.iter().map(|h| h.in_span).collect();
     assert_eq!(labels, vec![true, true, true, false]);
+    // Medians: llama3.1-8b (0.40, 0.96) 0.68, deepseek-r1 (0.85, 0.70) 0.775, llama2-70b-99.9
+    // (0.98, 0.75) 0.865, gpt-oss-120b (0.95, 1.02, 0.80) 0.95.
+    let medians: Vec<(&str, f64)> = a
+        .benchmarks
+        .iter()
+        .map(|b| (b.benchmark.as_str(), b.median.0))
+        .collect();
+    let want = [
+        ("llama3.1-8b", 0.68),
+        ("deepseek-r1", 0.775),
+        ("llama2-70b-99.9", 0.865),
+        ("gpt-oss-120b", 0.95),
+    ];
+    assert_eq!(medians.len(), want.len());
+    for ((b, m), (wb, wm)) in medians.iter().zip(want) {
+        assert_eq!(*b, wb);
+        assert!((m - wm).abs() < 1e-12, "{b} {m} vs {wm}");
+    }
+}
+
+/// The base fixture's Interactive run (row 12, 3500 tokens/s) pairs with the GB200 Offline row
+/// (row 6, 5000) although it carries `inferred` = 1 and the Offline row 0: 70 %.
+#[test]
+fn interactive_runs_pair_with_their_offline_runs_despite_inferred() {
+    let a = analyse("base").unwrap();
+    let i = &a.interactive;
+    assert_eq!(
+        (
+            i.counts.interactive_rows,
+            i.counts.inferred,
+            i.counts.pairs,
+            i.counts.unmatched
+        ),
+        (1, 1, 1, 0)
+    );
+    let p = &i.pairs[0];
+    assert_eq!((p.offline_id.0, p.interactive_id.0), (6, 12));
+    assert!((p.ratio.0 - 0.70).abs() < 1e-12, "{}", p.ratio.0);
+    assert_eq!(i.key_fields.len(), 26);
+    assert!(!i.key_fields.contains(&"inferred"));
+    assert_eq!(i.benchmarks.len(), 1);
+    assert_eq!(i.benchmarks[0].benchmark, "gpt-oss-120b");
+    // The Interactive row leaves the Server scope at the Scenario filter, not at `inferred`.
+    let scenario_step = a
+        .steps
+        .iter()
+        .position(|s| s.field == Some("Scenario"))
+        .unwrap();
+    assert_eq!(a.steps[scenario_step - 1].interactive, 1);
+    assert_eq!(a.steps[scenario_step].interactive, 0);
+}
+
+/// A second Interactive run of one submission is reported, never paired by guesswork; an
+/// Interactive run whose submission has no Offline row is reported as such.
+#[test]
+fn interactive_runs_without_one_offline_partner_are_unmatched() {
+    let dir = common::fixture("base");
+    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    // Row 12 again as row 23 (a duplicate Interactive run), and the B300 llama2 Interactive run
+    // of the other organisation as row 24 with no Offline row (its platform changed).
+    let row12 = csv.lines().nth(13).unwrap();
+    let orphan = row12.replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan");
+    let csv = format!("{csv}{row12}\n{orphan}\n");
+    let mut j: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let v12 = j["12"].clone();
+    let mut o = v12.clone();
+    o["Platform"] = "Orphan".into();
+    o["Location"] = o["Location"]
+        .as_str()
+        .unwrap()
+        .replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan")
+        .into();
+    j.insert("23".into(), v12);
+    j.insert("24".into(), o);
+    let s = summary::load(
+        csv.as_bytes(),
+        serde_json::to_string(&j).unwrap().as_bytes(),
+        FileNames::default(),
+    )
+    .unwrap();
+    let i = analysis::analyse(&s).unwrap().interactive;
+    assert!(i.pairs.is_empty());
+    let reasons: Vec<(u32, UnmatchedReason)> = i
+        .unmatched
+        .iter()
+        .map(|u| (u.id.0, u.reason.clone()))
+        .collect();
+    let dup = UnmatchedReason::DuplicateKey {
+        offline: 1,
+        partner: Scenario::Interactive,
+        partners: 2,
+    };
+    let alone = UnmatchedReason::NoPartner {
+        missing: Scenario::Offline,
+    };
+    assert_eq!(reasons, vec![(12, dup.clone()), (23, dup), (24, alone)]);
+}
+
+/// The robustness figures of the base fixture, worked out by hand: one CPU-only pair (rows
+/// 13/14, 40 %, labelled llama3_1-8b), the other organisation's B300-like system on the three
+/// highlighted benchmarks, and the groups of one benchmark and hardware from two organisations.
+#[test]
+fn robustness_figures_follow_a_hand_made_results_set() {
+    let a = analyse("base").unwrap();
+    let r = &a.robustness;
+    assert_eq!(r.cpu_only_pairs, 1);
+    let llama = r
+        .benchmarks
+        .iter()
+        .find(|b| b.benchmark == "llama3.1-8b")
+        .unwrap();
+    assert_eq!(
+        (llama.pairs, llama.organizations, llama.cpu_only),
+        (2, 2, 1)
+    );
+    assert!((llama.median.0 - 0.68).abs() < 1e-12);
+    assert!((llama.median_without_cpu_only.unwrap().0 - 0.96).abs() < 1e-12);
+    assert!((llama.median_cpu_only.unwrap().0 - 0.40).abs() < 1e-12);
+    // Every fixture system has one node.
+    assert!(r
+        .benchmarks
+        .iter()
+        .all(|b| b.multi_node == 0 && b.median_multi_node.is_none()));
+    // Groups: llama2-70b-99.9 (NVIDIA 98 %, Beta 75 %) 23 points, gpt-oss-120b (NVIDIA 95 % and
+    // 102 %, Beta 80 %) 22, deepseek-r1 (NVIDIA 85 %, Beta 70 %) 15. llama3.1-8b has one
+    // accelerated pair, and the CPU-only one names no accelerator.
+    let groups: Vec<(&str, usize, f64)> = r
+        .noise
+        .groups
+        .iter()
+        .map(|g| (g.benchmark.as_str(), g.pairs, g.spread_pp))
+        .collect();
+    let want = [
+        ("llama2-70b-99.9", 2, 23.0),
+        ("gpt-oss-120b", 3, 22.0),
+        ("deepseek-r1", 2, 15.0),
+    ];
+    assert_eq!(groups.len(), want.len());
+    for ((b, n, s), (wb, wn, ws)) in groups.iter().zip(want) {
+        assert_eq!((*b, *n), (wb, wn));
+        assert!((s - ws).abs() < 1e-9, "{b}: {s}");
+    }
+    assert!((r.noise.median_spread_pp.unwrap() - 22.0).abs() < 1e-9);
+    assert!((r.noise.max_spread_pp.unwrap() - 23.0).abs() < 1e-9);
+    // The labels of llama3.1-8b: llama3.1-8b (rows 15/16) and llama3_1-8b (rows 13/14).
+    assert_eq!(a.merged_labels.len(), 1);
+    assert_eq!(
+        a.merged_labels[0].labels,
+        vec![
+            ("llama3.1-8b".to_string(), 1),
+            ("llama3_1-8b".to_string(), 1)
+        ]
+    );
+    // The other organisation's system orders the three 70 % < 75 % < 80 %: deepseek-r1 lowest,
+    // as on the B300 (85 % < 95 % < 98 %), but llama2-70b-99.9 before gpt-oss-120b.
+    let ag = highlight::select(&a, &config()).unwrap().agreement;
+    assert_eq!(
+        ag.order,
+        vec!["deepseek-r1", "gpt-oss-120b", "llama2-70b-99.9"]
+    );
+    assert_eq!(
+        (ag.systems, ag.same_order, ag.same_lowest, ag.ambiguous),
+        (1, 0, 1, 0)
+    );
 }
 
 #[test]
@@ -115,7 +312,8 @@ fn two_server_rows_for_one_key_are_reported_not_paired() {
     );
     let dup = UnmatchedReason::DuplicateKey {
         offline: 1,
-        server: 2,
+        partner: Scenario::Server,
+        partners: 2,
     };
     assert!(a.unmatched[..3].iter().all(|u| u.reason == dup));
 }

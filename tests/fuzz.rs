@@ -300,7 +300,7 @@ proptest! {
         let scan = validate::scan(&text);
         let _ = scan.structure;
         let values = scenario_ratios::article::values::Values::default();
-        let _ = scenario_ratios::article::prose::render_prose(&text, &values, &Default::default(), &[]);
+        let _ = scenario_ratios::article::prose::render_prose(&text, &values, &Default::default(), &[], &[]);
     }
 }
 

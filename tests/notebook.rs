@@ -145,7 +145,7 @@ fn analysis_py_passes_in_the_unzipped_bundle_with_nothing_installed() {
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("results.json and pairs.csv agree with this notebook"),
+        out.contains("results.json, pairs.csv and interactive_pairs.csv agree with this notebook"),
         "{out}"
     );
     // It wrote nothing into the bundle (no __pycache__, no output file).
@@ -407,7 +407,7 @@ fn the_article_quick_check_runs_as_written_from_the_two_downloads() {
     assert!(o.status.success(), "{block}\n{out}");
     assert!(out.contains("reproducibility.zip: OK"), "{out}");
     assert!(
-        out.contains("results.json and pairs.csv agree with this notebook"),
+        out.contains("results.json, pairs.csv and interactive_pairs.csv agree with this notebook"),
         "{out}"
     );
 }

@@ -105,7 +105,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
         took.as_secs_f64()
     );
     assert!(
-        log.contains("results.json and pairs.csv agree with this notebook"),
+        log.contains("results.json, pairs.csv and interactive_pairs.csv agree with this notebook"),
         "the quick check ran: {log}"
     );
     assert!(log.contains("no problem"), "verify ran: {log}");

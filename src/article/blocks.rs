@@ -10,6 +10,7 @@ use super::prose::Blocks;
 use super::{pair_of, template, ArticleData};
 use crate::analysis::{Pair, Step};
 use crate::error::Result;
+use crate::evidence::claims::{ClaimId, Note};
 use crate::evidence::{Check, CheckKind};
 use crate::format::{grouped, percent, points, short_commit, tokens};
 use crate::inputs::PinnedInput;
@@ -17,7 +18,8 @@ use crate::layout::OutputFile;
 
 /// A highlight row of figure 1's data table.
 pub struct HighlightRow {
-    pub label: String,
+    pub system: String,
+    pub model: String,
     pub offline: String,
     pub server: String,
     pub ratio: String,
@@ -60,7 +62,7 @@ struct StepsBlock<'a> {
 /// One highlighted row of the checks table.
 pub struct CheckRow<'a> {
     pub row: String,
-    pub highlight: &'a str,
+    pub model: &'a str,
     pub scenario: &'a str,
     /// The checks of each column; `templates/blocks/checks.html` marks each with its outcome.
     pub valid: Vec<&'a Check>,
@@ -83,6 +85,9 @@ pub struct PairRow<'a> {
     pub server: String,
     pub ratio: String,
     pub highlighted: bool,
+    /// The rows' folders in the results repository at the summary's commit.
+    pub offline_url: Option<String>,
+    pub server_url: Option<String>,
 }
 
 #[derive(Template)]
@@ -232,9 +237,13 @@ fn citation(data: &ArticleData<'_>) -> Result<String> {
 /// Every block the prose may place, by name.
 pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
     type Render = fn(&ArticleData<'_>) -> Result<String>;
-    let all: [(&str, Render); 8] = [
+    let all: [(&str, Render); 12] = [
         ("figure-highlights", figure_highlights),
         ("figure-pairs", figure_pairs),
+        ("rules", rules),
+        ("interactive", interactive),
+        ("robustness", robustness),
+        ("noise", noise),
         ("steps", steps),
         ("checks", checks),
         ("pairs", pairs),
@@ -258,7 +267,8 @@ fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
         .map(|h| {
             let p = pair_of(a, h)?;
             Ok(HighlightRow {
-                label: h.label.clone(),
+                system: p.submission.system_name.clone(),
+                model: p.submission.model.clone(),
                 offline: tokens(p.offline),
                 server: tokens(p.server),
                 ratio: percent(h.ratio),
@@ -339,9 +349,13 @@ fn checks(data: &ArticleData<'_>) -> Result<String> {
             .collect();
         check_rows.push(CheckRow {
             row: item.row.to_string(),
-            highlight: &item.highlight,
+            model: &item.model,
             scenario: item.scenario.as_str(),
-            valid: of_kind(CheckKind::ResultValid),
+            valid: of_row
+                .iter()
+                .copied()
+                .filter(|c| matches!(c.kind, CheckKind::ResultValid | CheckKind::RunConditions))
+                .collect(),
             throughput: of_kind(CheckKind::Throughput),
             ttft: of_kind(CheckKind::P99Ttft),
             tpot: of_kind(CheckKind::P99Tpot),
@@ -377,11 +391,251 @@ fn pairs(data: &ArticleData<'_>) -> Result<String> {
                     server: tokens(p.server),
                     ratio: percent(p.ratio),
                     highlighted: highlighted.contains(&p.offline_id),
+                    offline_url: folder_url(data, &p.offline_location),
+                    server_url: folder_url(data, &p.server_location),
                 })
                 .collect(),
         },
         "blocks/pairs.html",
     )
+}
+
+/// A row's `Location` folder in the results repository at the commit of the pinned summary, when
+/// the Location is a safe relative path.
+pub fn folder_url(data: &ArticleData<'_>, location: &str) -> Option<String> {
+    let csv = data
+        .manifest
+        .single(crate::inputs::InputKind::SummaryCsv)
+        .ok()?;
+    let tree = super::ResultsTree {
+        repository: &csv.repository,
+        commit: &csv.commit,
+    };
+    Some(tree.folder_url(location)).filter(|u| !u.is_empty())
+}
+
+/// One benchmark's latency limits and result fields, as the checker facts give them.
+pub struct RuleRow {
+    pub benchmark: String,
+    pub offline_field: String,
+    pub server_field: String,
+    pub server_ttft: String,
+    pub server_tpot: String,
+    pub interactive_ttft: String,
+    pub interactive_tpot: String,
+    pub lines: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/rules.html")]
+struct RulesBlock {
+    rows: Vec<RuleRow>,
+    source: String,
+}
+
+fn ms(ns: u64) -> String {
+    let ms = ns as f64 / 1e6;
+    if ms.fract() == 0.0 {
+        grouped(ms, 0)
+    } else {
+        format!("{ms:.2}")
+    }
+}
+
+/// The checker's latency limits and result fields of each benchmark that has pairs.
+fn rules(data: &ArticleData<'_>) -> Result<String> {
+    let rows = data
+        .analysis
+        .benchmarks
+        .iter()
+        .filter_map(|b| data.facts.models.get(&b.benchmark).map(|m| (b, m)))
+        .map(|(b, m)| {
+            let field = |s: &str| {
+                m.throughput_log_field
+                    .get(s)
+                    .map(|f| (f.field.clone(), f.line))
+            };
+            let (offline_field, ol) = field("Offline").unwrap_or_default();
+            let (server_field, sl) = field("Server").unwrap_or_default();
+            let (s, i) = (&m.server_latency_limits, &m.interactive_latency_limits);
+            RuleRow {
+                benchmark: b.benchmark.clone(),
+                offline_field,
+                server_field,
+                server_ttft: ms(s.ttft_ns),
+                server_tpot: ms(s.tpot_ns),
+                interactive_ttft: ms(i.ttft_ns),
+                interactive_tpot: ms(i.tpot_ns),
+                lines: format!("{ol}, {sl}; {}; {}", s.line, i.line),
+            }
+        })
+        .collect();
+    template(
+        &RulesBlock {
+            rows,
+            source: format!(
+                "{} at commit {}, {}",
+                data.facts.source.repository,
+                short_commit(&data.facts.source.commit),
+                data.facts.source.path
+            ),
+        },
+        "blocks/rules.html",
+    )
+}
+
+/// One benchmark's Interactive ratios, beside its Server median.
+pub struct InteractiveBenchmarkRow {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub min: String,
+    pub median: String,
+    pub max: String,
+    pub server_median: String,
+}
+
+/// One Interactive pair, with the Server ratio of the same submission where it has one.
+pub struct InteractivePairRow<'a> {
+    pub pair: &'a crate::analysis::InteractivePair,
+    pub offline: String,
+    pub interactive: String,
+    pub ratio: String,
+    pub server_ratio: String,
+    pub highlighted: bool,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/interactive.html")]
+struct InteractiveBlock<'a> {
+    benchmarks: Vec<InteractiveBenchmarkRow>,
+    rows: Vec<InteractivePairRow<'a>>,
+}
+
+/// The Interactive pairs: each benchmark's spread, then every pair.
+fn interactive(data: &ArticleData<'_>) -> Result<String> {
+    let a = data.analysis;
+    let highlighted: BTreeSet<_> = data
+        .highlights
+        .highlights
+        .iter()
+        .map(|h| h.offline_id)
+        .collect();
+    let benchmarks = a
+        .interactive
+        .benchmarks
+        .iter()
+        .map(|b| InteractiveBenchmarkRow {
+            benchmark: b.benchmark.clone(),
+            pairs: b.pairs,
+            min: percent(b.min),
+            median: percent(b.median),
+            max: percent(b.max),
+            server_median: a
+                .benchmarks
+                .iter()
+                .find(|s| s.benchmark == b.benchmark)
+                .map_or("–".into(), |s| percent(s.median)),
+        })
+        .collect();
+    let rows = a
+        .interactive
+        .pairs
+        .iter()
+        .map(|p| InteractivePairRow {
+            pair: p,
+            offline: tokens(p.offline),
+            interactive: tokens(p.interactive),
+            ratio: percent(p.ratio),
+            server_ratio: a
+                .pair(p.offline_id)
+                .map_or("–".into(), |s| percent(s.ratio)),
+            highlighted: highlighted.contains(&p.offline_id),
+        })
+        .collect();
+    template(
+        &InteractiveBlock { benchmarks, rows },
+        "blocks/interactive.html",
+    )
+}
+
+/// One benchmark's medians, whole and split.
+pub struct RobustnessRow {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub organizations: usize,
+    pub median: String,
+    pub without_cpu: String,
+    pub cpu_only: usize,
+    pub single_node: String,
+    pub single: usize,
+    pub multi_node: String,
+    pub multi: usize,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/robustness.html")]
+struct RobustnessBlock {
+    rows: Vec<RobustnessRow>,
+}
+
+/// Each benchmark's median with and without CPU-only systems and by node count.
+fn robustness(data: &ArticleData<'_>) -> Result<String> {
+    let opt = |r: Option<crate::analysis::Ratio>| r.map_or("–".into(), percent);
+    let rows = data
+        .analysis
+        .robustness
+        .benchmarks
+        .iter()
+        .map(|b| RobustnessRow {
+            benchmark: b.benchmark.clone(),
+            pairs: b.pairs,
+            organizations: b.organizations,
+            median: percent(b.median),
+            without_cpu: opt(b.median_without_cpu_only),
+            cpu_only: b.cpu_only,
+            single_node: opt(b.median_single_node),
+            single: b.single_node,
+            multi_node: opt(b.median_multi_node),
+            multi: b.multi_node,
+        })
+        .collect();
+    template(&RobustnessBlock { rows }, "blocks/robustness.html")
+}
+
+/// One group of the noise floor.
+pub struct NoiseRow<'a> {
+    pub group: &'a crate::analysis::robustness::NoiseGroup,
+    pub organizations: String,
+    pub min: String,
+    pub max: String,
+    pub spread: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/noise.html")]
+struct NoiseBlock<'a> {
+    rows: Vec<NoiseRow<'a>>,
+}
+
+/// Every group of one benchmark and hardware configuration from two or more organisations.
+fn noise(data: &ArticleData<'_>) -> Result<String> {
+    let rows = data
+        .analysis
+        .robustness
+        .noise
+        .groups
+        .iter()
+        .map(|g| {
+            Ok(NoiseRow {
+                group: g,
+                organizations: list_words(&g.organizations)?,
+                min: percent(g.min),
+                max: percent(g.max),
+                spread: points(g.spread_pp),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    template(&NoiseBlock { rows }, "blocks/noise.html")
 }
 
 /// The pinned inputs.
@@ -401,6 +655,37 @@ fn inputs(data: &ArticleData<'_>) -> Result<String> {
         },
         "blocks/inputs.html",
     )
+}
+
+/// One source note, in the order of first citation.
+pub struct NoteRow<'a> {
+    pub note: &'a Note,
+    pub commit: String,
+    pub lines: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/notes.html")]
+struct NotesBlock<'a> {
+    notes: Vec<NoteRow<'a>>,
+}
+
+/// The source notes of the claims the prose cites, numbered in the order of `cited`.
+pub fn notes(notes: &[Note], cited: &[ClaimId]) -> Result<String> {
+    let rows = cited
+        .iter()
+        .filter_map(|id| notes.iter().find(|n| n.id == *id))
+        .map(|note| NoteRow {
+            note,
+            commit: short_commit(&note.commit),
+            lines: if note.first_line == note.last_line {
+                format!("line {}", note.first_line)
+            } else {
+                format!("lines {}–{}", note.first_line, note.last_line)
+            },
+        })
+        .collect();
+    template(&NotesBlock { notes: rows }, "blocks/notes.html")
 }
 
 /// The published files, each with its size and SHA-256.

@@ -1,6 +1,7 @@
-//! `pairs.csv`: every matched pair as a spreadsheet row, with text cells made safe to open.
+//! `pairs.csv` and `interactive_pairs.csv`: every matched pair as a spreadsheet row, with text
+//! cells made safe to open.
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, Submission};
 use crate::error::{Error, Result};
 
 /// A text cell that a spreadsheet will not run as a formula: a cell starting with `=`, `+`, `-`,
@@ -13,42 +14,157 @@ pub fn spreadsheet_safe(cell: &str) -> String {
     }
 }
 
-/// `pairs.csv`: the rows of the pairs table. Text cells pass through [`spreadsheet_safe`].
-pub fn pairs_csv(analysis: &Analysis) -> Result<Vec<u8>> {
+/// Where the results tree of a round lives: a repository and commit, for links to each row's
+/// `Location` folder.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultsTree<'a> {
+    pub repository: &'a str,
+    pub commit: &'a str,
+}
+
+impl ResultsTree<'_> {
+    /// The folder `location` (`./closed/...`) at this commit on GitHub, when it is a safe
+    /// relative path; else an empty cell.
+    pub fn folder_url(&self, location: &str) -> String {
+        let rel = location.strip_prefix("./").unwrap_or(location);
+        if crate::layout::is_safe_relative(rel) {
+            format!(
+                "https://github.com/{}/tree/{}/{}",
+                self.repository,
+                self.commit,
+                crate::format::url_path(rel)
+            )
+        } else {
+            String::new()
+        }
+    }
+}
+
+fn int(x: Option<i64>) -> String {
+    x.map_or(String::new(), |n| n.to_string())
+}
+
+/// The columns both CSV files give each submission, after the two row IDs.
+const SUBMISSION_COLUMNS: [&str; 10] = [
+    "organization",
+    "system_name",
+    "platform",
+    "model",
+    "benchmark",
+    "accelerator",
+    "nodes",
+    "accelerators_per_node",
+    "total_accelerators",
+    "cpu_only",
+];
+
+fn submission_cells(s: &Submission) -> [String; 10] {
+    [
+        spreadsheet_safe(&s.organization),
+        spreadsheet_safe(&s.system_name),
+        spreadsheet_safe(&s.platform),
+        spreadsheet_safe(&s.model),
+        spreadsheet_safe(&s.benchmark),
+        spreadsheet_safe(s.accelerator.as_deref().unwrap_or("")),
+        int(s.nodes),
+        int(s.accelerators_per_node),
+        int(s.total_accelerators),
+        s.cpu_only.to_string(),
+    ]
+}
+
+/// Writes `header` then every record to a CSV in memory.
+fn write_csv(
+    file: &str,
+    header: Vec<&str>,
+    records: impl Iterator<Item = Vec<String>>,
+) -> Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let fail = |e: csv::Error| Error::invalid("pairs.csv", e.to_string());
-    w.write_record([
-        "offline_id",
-        "server_id",
-        "organization",
-        "system_name",
-        "platform",
-        "model",
-        "benchmark",
-        "offline_tokens_per_s",
-        "server_tokens_per_s",
-        "ratio",
-        "ratio_percent",
-    ])
-    .map_err(fail)?;
-    for p in &analysis.pairs {
-        w.write_record([
-            p.offline_id.to_string(),
-            p.server_id.to_string(),
-            spreadsheet_safe(&p.organization),
-            spreadsheet_safe(&p.system_name),
-            spreadsheet_safe(&p.platform),
-            spreadsheet_safe(&p.model),
-            spreadsheet_safe(&p.benchmark),
-            format!("{}", p.offline),
-            format!("{}", p.server),
-            format!("{}", p.ratio.0),
-            format!("{:.2}", p.ratio.percent()),
-        ])
-        .map_err(fail)?;
+    let fail = |e: csv::Error| Error::invalid(file, e.to_string());
+    w.write_record(header).map_err(fail)?;
+    for r in records {
+        w.write_record(r).map_err(fail)?;
     }
     w.into_inner()
-        .map_err(|e| Error::invalid("pairs.csv", e.to_string()))
+        .map_err(|e| Error::invalid(file, e.to_string()))
+}
+
+/// `pairs.csv`: the rows of the pairs table, with each row's folder in the results tree. Text
+/// cells pass through [`spreadsheet_safe`].
+pub fn pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Result<Vec<u8>> {
+    let header: Vec<&str> = ["offline_id", "server_id"]
+        .into_iter()
+        .chain(SUBMISSION_COLUMNS)
+        .chain([
+            "offline_location",
+            "server_location",
+            "offline_url",
+            "server_url",
+            "offline_tokens_per_s",
+            "server_tokens_per_s",
+            "ratio",
+            "ratio_percent",
+        ])
+        .collect();
+    write_csv(
+        "pairs.csv",
+        header,
+        analysis.pairs.iter().map(|p| {
+            [p.offline_id.to_string(), p.server_id.to_string()]
+                .into_iter()
+                .chain(submission_cells(&p.submission))
+                .chain([
+                    spreadsheet_safe(&p.offline_location),
+                    spreadsheet_safe(&p.server_location),
+                    tree.folder_url(&p.offline_location),
+                    tree.folder_url(&p.server_location),
+                    format!("{}", p.offline),
+                    format!("{}", p.server),
+                    format!("{}", p.ratio.0),
+                    format!("{:.2}", p.ratio.percent()),
+                ])
+                .collect()
+        }),
+    )
+}
+
+/// `interactive_pairs.csv`: every Offline/Interactive pair, as `pairs.csv` gives the Server
+/// pairs.
+pub fn interactive_pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Result<Vec<u8>> {
+    let header: Vec<&str> = ["offline_id", "interactive_id"]
+        .into_iter()
+        .chain(SUBMISSION_COLUMNS)
+        .chain([
+            "offline_location",
+            "interactive_location",
+            "offline_url",
+            "interactive_url",
+            "offline_tokens_per_s",
+            "interactive_tokens_per_s",
+            "ratio",
+            "ratio_percent",
+        ])
+        .collect();
+    write_csv(
+        "interactive_pairs.csv",
+        header,
+        analysis.interactive.pairs.iter().map(|p| {
+            [p.offline_id.to_string(), p.interactive_id.to_string()]
+                .into_iter()
+                .chain(submission_cells(&p.submission))
+                .chain([
+                    spreadsheet_safe(&p.offline_location),
+                    spreadsheet_safe(&p.interactive_location),
+                    tree.folder_url(&p.offline_location),
+                    tree.folder_url(&p.interactive_location),
+                    format!("{}", p.offline),
+                    format!("{}", p.interactive),
+                    format!("{}", p.ratio.0),
+                    format!("{:.2}", p.ratio.percent()),
+                ])
+                .collect()
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 pub mod blocks;
 pub mod export;
+pub mod findings;
 pub mod prose;
 pub mod values;
 
@@ -13,13 +14,14 @@ use askama::Template;
 use crate::analysis::{Analysis, Pair};
 use crate::config::ArticleConfig;
 use crate::error::{Error, Result};
+use crate::evidence::claims::Note;
 use crate::evidence::facts::CheckerFacts;
 use crate::evidence::Checks;
 use crate::figure::Figures;
 use crate::highlight::{Highlight, Highlights};
 use crate::inputs::{InputKind, InputManifest};
 
-pub use export::pairs_csv;
+pub use export::{interactive_pairs_csv, pairs_csv, ResultsTree};
 
 /// Everything the article is rendered from.
 pub struct ArticleData<'a> {
@@ -29,6 +31,8 @@ pub struct ArticleData<'a> {
     pub checks: &'a Checks,
     pub manifest: &'a InputManifest,
     pub facts: &'a CheckerFacts,
+    /// The checked claims the prose may cite.
+    pub notes: &'a [Note],
     pub vendor_plan: &'a crate::vendor::Plan,
     /// Both figures in both layouts.
     pub figures: &'a Figures,
@@ -112,7 +116,9 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
         .iter()
         .map(|h| h.id.clone())
         .collect();
-    let body = prose::render_prose(prose, &values, &blocks, &ids)?;
+    let rendered = prose::render_prose(prose, &values, &blocks, &ids, data.notes)?;
+    let notes = blocks::notes(data.notes, &rendered.cited)?;
+    let body = rendered.html.replacen(prose::NOTES_MARKER, &notes, 1);
     template(
         &Page {
             config: data.config,

@@ -3,10 +3,13 @@
 //! `{{name}}` inside text is replaced by the escaped value, wrapped in
 //! `<span data-value="name">` so the build's own checks can find each rendered value;
 //! inside code and link destinations the value is inserted bare. `{{block:name}}` standing alone
-//! as a paragraph is replaced by an HTML block. A name the results do not provide fails the build
+//! as a paragraph is replaced by an HTML block. `{{cite:id}}` cites a claim of
+//! `sources/claims.json`: a numbered link to its source note, numbered in the order of first
+//! citation; `{{block:notes}}` places the notes. A name the results do not provide fails the build
 //! with its name (and the reason, where the data cannot provide it); so does a highlight that
-//! `content/article.json` declares and the prose never uses. The prose may leave out any other
-//! value or block, so a writer can delete a section without touching code.
+//! `content/article.json` declares and the prose never uses, and a claim the prose never cites.
+//! The prose may leave out any other value or block, so a writer can delete a section without
+//! touching code.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,10 +19,63 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use super::values::Values;
 use crate::config::CONFIG_PATH;
 use crate::error::{Error, Result};
+use crate::evidence::claims::{ClaimId, Note, CLAIMS_PATH};
 use crate::project::PROSE_PATH;
 
 /// HTML of the block placeholders, by name.
 pub type Blocks = BTreeMap<String, String>;
+
+/// The name of the block that places the source notes.
+pub const NOTES_BLOCK: &str = "notes";
+
+/// Where the notes go in the rendered prose, until they are rendered.
+pub const NOTES_MARKER: &str = "<!-- scenario-ratios: notes -->";
+
+/// The prose as HTML, with the claims it cites in the order of their first citation (the notes'
+/// numbers); the notes themselves stand at [`NOTES_MARKER`], when the prose places them.
+#[derive(Debug)]
+pub struct Rendered {
+    pub html: String,
+    pub cited: Vec<ClaimId>,
+}
+
+/// The citations met so far: each claim's number is its place in the order of first citation.
+struct Citations<'a> {
+    notes: &'a [Note],
+    cited: Vec<ClaimId>,
+}
+
+impl Citations<'_> {
+    /// The HTML of one citation of `id`: a superscript number linking its note. Its first
+    /// citation carries the id the note links back to.
+    fn cite(&mut self, id: &str, line: usize) -> Result<String> {
+        let Some(note) = self.notes.iter().find(|n| n.id.0 == id) else {
+            return Err(err_at(
+                line,
+                format!(
+                    "unknown claim {{{{cite:{}}}}}: {CLAIMS_PATH} has no claim with that id",
+                    near(id)
+                ),
+            ));
+        };
+        let (n, first) = match self.cited.iter().position(|c| *c == note.id) {
+            Some(k) => (k + 1, false),
+            None => {
+                self.cited.push(note.id.clone());
+                (self.cited.len(), true)
+            }
+        };
+        let id = crate::format::html_escape(&note.id.0);
+        Ok(format!(
+            "<sup class=\"cite\"><a href=\"#note-{id}\"{} aria-label=\"Source note {n}\">{n}</a></sup>",
+            if first {
+                format!(" id=\"cite-{id}\"")
+            } else {
+                String::new()
+            }
+        ))
+    }
+}
 
 fn err(message: impl Into<String>) -> Error {
     Error::Config {
@@ -59,6 +115,7 @@ fn near(s: &str) -> String {
 enum Piece<'a> {
     Text(&'a str),
     Value { name: String, value: String },
+    Cite(String),
 }
 
 /// Splits `text`, which starts at `line` of the prose, at its placeholders, looking each one up;
@@ -89,6 +146,11 @@ fn substitute<'a>(
             return Err(unclosed());
         }
         let name = after[..end].trim();
+        if let Some(id) = name.strip_prefix("cite:") {
+            pieces.push(Piece::Cite(id.trim().to_string()));
+            rest = &after[end + 2..];
+            continue;
+        }
         if name.starts_with("block:") {
             return Err(err_at(
                 at,
@@ -138,24 +200,37 @@ fn substitute_bare(
     values: &Values,
     used: &mut BTreeSet<String>,
 ) -> Result<String> {
-    Ok(substitute(text, line, values, used)?
+    substitute(text, line, values, used)?
         .into_iter()
         .map(|p| match p {
-            Piece::Text(t) => t.to_string(),
-            Piece::Value { value, .. } => value,
+            Piece::Text(t) => Ok(t.to_string()),
+            Piece::Value { value, .. } => Ok(value),
+            Piece::Cite(id) => Err(err_at(
+                line,
+                format!(
+                    "{{{{cite:{}}}}} cannot stand in code or a link address; cite in the text",
+                    near(&id)
+                ),
+            )),
         })
-        .collect())
+        .collect()
 }
 
 /// Renders the prose to HTML. `highlights` are the ids `content/article.json` declares; each must
-/// be used (any `hl.<id>.` value counts).
+/// be used (any `hl.<id>.` value counts). `notes` are the checked claims; each must be cited.
 pub fn render_prose(
     markdown: &str,
     values: &Values,
     blocks: &Blocks,
     highlights: &[String],
-) -> Result<String> {
+    notes: &[Note],
+) -> Result<Rendered> {
     let mut used = BTreeSet::new();
+    let mut citations = Citations {
+        notes,
+        cited: Vec::new(),
+    };
+    let mut notes_placed = false;
     let lines = Lines::of(markdown);
     let parser = TextMergeWithOffset::new(
         Parser::new_ext(
@@ -187,6 +262,18 @@ pub fn render_prose(
                 .map(str::trim)
                 .and_then(|s| s.strip_prefix("block:"))
             {
+                if name == NOTES_BLOCK {
+                    if notes_placed {
+                        return Err(err_at(
+                            line,
+                            "{{block:notes}} is placed twice; the notes stand once",
+                        ));
+                    }
+                    notes_placed = true;
+                    out.push(Event::Html(CowStr::from(NOTES_MARKER)));
+                    i += 3;
+                    continue;
+                }
                 let html = blocks.get(name).ok_or_else(|| {
                     err_at(line, format!("unknown block {{{{block:{}}}}}", near(name)))
                 })?;
@@ -226,6 +313,9 @@ pub fn render_prose(
                             ));
                             out.push(Event::Text(value.into()));
                             out.push(Event::InlineHtml("</span>".into()));
+                        }
+                        Piece::Cite(id) => {
+                            out.push(Event::InlineHtml(citations.cite(&id, line)?.into()));
                         }
                     }
                 }
@@ -286,9 +376,31 @@ pub fn render_prose(
             ),
         });
     }
+    let uncited: Vec<&str> = notes
+        .iter()
+        .filter(|n| !citations.cited.contains(&n.id))
+        .map(|n| n.id.0.as_str())
+        .collect();
+    if !uncited.is_empty() {
+        return Err(Error::Config {
+            file: CLAIMS_PATH.into(),
+            message: format!(
+                "claims never cited by {PROSE_PATH}: {}; cite each with {{{{cite:id}}}} or remove it",
+                uncited.join(", ")
+            ),
+        });
+    }
+    if !citations.cited.is_empty() && !notes_placed {
+        return Err(err(
+            "the prose cites claims but never places their notes; add {{block:notes}}",
+        ));
+    }
     let mut html = String::with_capacity(markdown.len() * 2);
     pulldown_cmark::html::push_html(&mut html, out.into_iter());
-    Ok(html)
+    Ok(Rendered {
+        html,
+        cited: citations.cited,
+    })
 }
 
 #[cfg(test)]
@@ -307,7 +419,9 @@ mod tests {
     fn values_are_escaped_and_marked_and_blocks_inserted_raw() {
         let v = vals(&[("org", "<script>alert(1)</script>")]);
         let b: Blocks = [("fig".to_string(), "<figure>x</figure>".to_string())].into();
-        let html = render_prose("Org {{org}}.\n\n{{block:fig}}\n", &v, &b, &[]).unwrap();
+        let html = render_prose("Org {{org}}.\n\n{{block:fig}}\n", &v, &b, &[], &[])
+            .unwrap()
+            .html;
         assert!(
             html.contains(
                 "Org <span data-value=\"org\">&lt;script&gt;alert(1)&lt;/script&gt;</span>."
@@ -322,7 +436,7 @@ mod tests {
     fn errors_name_the_line_of_the_prose() {
         let v = vals(&[("a", "1")]);
         let line_of = |md: &str| {
-            let e = render_prose(md, &v, &Blocks::new(), &[])
+            let e = render_prose(md, &v, &Blocks::new(), &[], &[])
                 .unwrap_err()
                 .to_string();
             let rest = e.strip_prefix("content/article.md: line ").unwrap_or(&e);
@@ -374,37 +488,105 @@ mod tests {
     fn unknown_placeholders_and_unused_highlights_fail_with_their_names() {
         let mut v = vals(&[("a", "1"), ("hl.x.r", "1"), ("hl.y.r", "2")]);
         v.unavailable.insert("logs".into(), "no log".into());
-        let e = render_prose("{{a}} {{zzz}}", &v, &Blocks::new(), &[]).unwrap_err();
+        let e = render_prose("{{a}} {{zzz}}", &v, &Blocks::new(), &[], &[]).unwrap_err();
         assert!(e.to_string().contains("unknown placeholder {{zzz}}"), "{e}");
-        let e = render_prose("{{logs}}", &v, &Blocks::new(), &[]).unwrap_err();
+        let e = render_prose("{{logs}}", &v, &Blocks::new(), &[], &[]).unwrap_err();
         assert!(
             e.to_string().contains("{{logs}} has no value here: no log"),
             "{e}"
         );
         // Values and blocks may go unused; declared highlights may not.
         let ids = ["x".to_string(), "y".to_string()];
-        assert!(render_prose("{{hl.x.r}} {{hl.y.r}}", &v, &Blocks::new(), &ids).is_ok());
-        let e = render_prose("{{hl.x.r}}", &v, &Blocks::new(), &ids).unwrap_err();
+        assert!(render_prose("{{hl.x.r}} {{hl.y.r}}", &v, &Blocks::new(), &ids, &[]).is_ok());
+        let e = render_prose("{{hl.x.r}}", &v, &Blocks::new(), &ids, &[]).unwrap_err();
         assert!(
             e.to_string()
                 .contains("not used by content/article.md: {{hl.y.*}}"),
             "{e}"
         );
-        let e = render_prose("{{a}} {{block:x}}", &v, &Blocks::new(), &[]).unwrap_err();
+        let e = render_prose("{{a}} {{block:x}}", &v, &Blocks::new(), &[], &[]).unwrap_err();
         assert!(e.to_string().contains("must stand alone"), "{e}");
-        let e = render_prose("{{a}} {{b", &v, &Blocks::new(), &[]).unwrap_err();
+        let e = render_prose("{{a}} {{b", &v, &Blocks::new(), &[], &[]).unwrap_err();
         assert!(e.to_string().contains("unclosed placeholder"), "{e}");
-        let e = render_prose("{{block:nope}}", &v, &Blocks::new(), &[]).unwrap_err();
+        let e = render_prose("{{block:nope}}", &v, &Blocks::new(), &[], &[]).unwrap_err();
         assert!(
             e.to_string().contains("unknown block {{block:nope}}"),
             "{e}"
         );
     }
 
+    fn note(id: &str) -> Note {
+        Note {
+            id: ClaimId(id.into()),
+            says: "s".into(),
+            repository: "o/r".into(),
+            commit: "0".repeat(40),
+            path: "p.h".into(),
+            input: "p".into(),
+            first_line: 1,
+            last_line: 1,
+            words: vec!["w".into()],
+            url: "https://example.org/".into(),
+        }
+    }
+
+    #[test]
+    fn citations_are_numbered_by_first_use_and_every_claim_is_cited() {
+        let notes = [note("a"), note("b")];
+        let r = render_prose(
+            "X{{cite:b}} y{{cite:a}} z{{cite:b}}.\n\n{{block:notes}}\n",
+            &vals(&[]),
+            &Blocks::new(),
+            &[],
+            &notes,
+        )
+        .unwrap();
+        assert_eq!(r.cited, [ClaimId("b".into()), ClaimId("a".into())]);
+        assert!(r.html.contains("X<sup class=\"cite\"><a href=\"#note-b\" id=\"cite-b\" aria-label=\"Source note 1\">1</a></sup>"), "{}", r.html);
+        assert!(r.html.contains("y<sup class=\"cite\"><a href=\"#note-a\" id=\"cite-a\" aria-label=\"Source note 2\">2</a></sup>"), "{}", r.html);
+        // A second citation links the same note and carries no id of its own.
+        assert!(
+            r.html.contains(
+                "z<sup class=\"cite\"><a href=\"#note-b\" aria-label=\"Source note 1\">1</a></sup>"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(r.html.contains(NOTES_MARKER));
+        let fails = |md: &str, says: &str| {
+            let e = render_prose(md, &vals(&[]), &Blocks::new(), &[], &notes)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{md:?}: {e}");
+        };
+        fails(
+            "{{cite:a}}\n\n{{block:notes}}\n",
+            "sources/claims.json: claims never cited by content/article.md: b",
+        );
+        fails(
+            "{{cite:a}} {{cite:b}} {{cite:c}}",
+            "line 1: unknown claim {{cite:c}}",
+        );
+        fails(
+            "{{cite:a}} {{cite:b}}",
+            "never places their notes; add {{block:notes}}",
+        );
+        fails(
+            "`{{cite:a}}` {{cite:b}}",
+            "cannot stand in code or a link address",
+        );
+        fails(
+            "{{cite:a}} {{cite:b}}\n\n{{block:notes}}\n\n{{block:notes}}\n",
+            "line 5: {{block:notes}} is placed twice",
+        );
+    }
+
     #[test]
     fn raw_html_that_nests_across_blocks_passes_through() {
         let md = "<details>\n<summary>More</summary>\n\nSome *text* <br> and <span>x</span>.\n\n</details>\n";
-        let html = render_prose(md, &vals(&[]), &Blocks::new(), &[]).unwrap();
+        let html = render_prose(md, &vals(&[]), &Blocks::new(), &[], &[])
+            .unwrap()
+            .html;
         assert!(
             html.contains("<details>") && html.contains("</details>"),
             "{html}"
@@ -414,7 +596,9 @@ mod tests {
     #[test]
     fn values_in_code_blocks_are_bare() {
         let v = vals(&[("dir", "folder-1.0")]);
-        let html = render_prose("```sh\ncd {{dir}}\n```\n", &v, &Blocks::new(), &[]).unwrap();
+        let html = render_prose("```sh\ncd {{dir}}\n```\n", &v, &Blocks::new(), &[], &[])
+            .unwrap()
+            .html;
         assert!(
             html.contains("<code class=\"language-sh\">cd folder-1.0\n</code>"),
             "{html}"
@@ -424,7 +608,9 @@ mod tests {
     #[test]
     fn placeholders_work_in_links_code_and_emphasis() {
         let v = vals(&[("url", "https://e.org/?a=1&b=2"), ("c", "abc"), ("n", "12")]);
-        let html = render_prose("[x]({{url}}) `{{c}}` *{{n}}*", &v, &Blocks::new(), &[]).unwrap();
+        let html = render_prose("[x]({{url}}) `{{c}}` *{{n}}*", &v, &Blocks::new(), &[], &[])
+            .unwrap()
+            .html;
         assert!(
             html.contains("href=\"https://e.org/?a=1&amp;b=2\""),
             "{html}"

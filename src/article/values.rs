@@ -22,11 +22,11 @@ pub struct Values {
 }
 
 impl Values {
-    fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
+    pub(super) fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
         self.values.insert(name.into(), value.into());
     }
 
-    fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
+    pub(super) fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
         self.unavailable.insert(name.into(), why.into());
     }
 
@@ -57,11 +57,27 @@ struct Licences<'a> {
     single: Option<&'a str>,
     licences: Vec<(&'a str, usize)>,
     total: usize,
+    /// The pinned licence texts: (repository, path).
+    texts: Vec<(&'a str, &'a str)>,
+    /// Repositories of the inputs that have no pinned licence text of their own.
+    without_text: Vec<&'a str>,
 }
 
 impl<'a> Licences<'a> {
-    /// From each licence and how many inputs carry it.
-    fn new(licences: Vec<(&'a str, usize)>) -> Self {
+    /// From each licence and how many inputs carry it, and the pinned licence texts.
+    fn new(licences: Vec<(&'a str, usize)>, manifest: &'a crate::inputs::InputManifest) -> Self {
+        let texts: Vec<(&str, &str)> = manifest
+            .of_kind(InputKind::License)
+            .map(|p| (p.repository.as_str(), p.path.as_str()))
+            .collect();
+        let mut without_text: Vec<&str> = manifest
+            .inputs
+            .iter()
+            .map(|p| p.repository.as_str())
+            .filter(|r| !texts.iter().any(|(t, _)| t == r))
+            .collect();
+        without_text.sort_unstable();
+        without_text.dedup();
         Licences {
             single: match licences.as_slice() {
                 [(id, _)] => Some(id),
@@ -69,6 +85,8 @@ impl<'a> Licences<'a> {
             },
             total: licences.iter().map(|(_, n)| n).sum(),
             licences,
+            texts,
+            without_text,
         }
     }
 }
@@ -90,6 +108,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
         highlight(&mut v, data, h);
     }
     span_order(&mut v, data)?;
+    super::findings::values(&mut v, data)?;
     checks(&mut v, data.checks)?;
     sources(&mut v, data)?;
     rebuild(&mut v, data)?;
@@ -203,14 +222,34 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     v.put(key("server"), tokens(p.server));
     v.put(key("offline_id"), p.offline_id.to_string());
     v.put(key("server_id"), p.server_id.to_string());
-    v.put(key("model"), p.model.clone());
-    v.put(key("system"), p.system_name.clone());
+    v.put(key("model"), p.submission.model.clone());
+    v.put(key("system"), p.submission.system_name.clone());
+    match data.analysis.interactive.pair(p.offline_id) {
+        Some(i) => {
+            v.put(key("interactive_ratio"), percent(i.ratio));
+            v.put(key("interactive_id"), i.interactive_id.to_string());
+        }
+        None => {
+            for name in ["interactive_ratio", "interactive_id"] {
+                v.missing(
+                    key(name),
+                    format!(
+                        "{}'s submission has no Interactive run paired with its Offline run",
+                        h.label
+                    ),
+                );
+            }
+        }
+    }
     // The checker's bounds for this highlight's benchmark, by metric name.
     let pct = |m: Option<f64>| format!("{} %", round_sig(m.unwrap_or(1.0) * 100.0, 6));
-    match data.facts.models.get(&p.benchmark) {
+    match data.facts.models.get(&p.submission.benchmark) {
         None => v.missing(
             key("target.*"),
-            format!("the checker facts hold no bounds for {}", p.benchmark),
+            format!(
+                "the checker facts hold no bounds for {}",
+                p.submission.benchmark
+            ),
         ),
         Some(mf) => {
             for b in &mf.accuracy_targets {
@@ -242,7 +281,7 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         .filter(|h| h.in_span)
         .filter_map(|h| {
             a.pair(h.offline_id)
-                .map(|p| (h.ratio.0, p.benchmark.as_str()))
+                .map(|p| (h.ratio.0, p.submission.benchmark.as_str()))
         })
         .collect();
     span.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -295,7 +334,7 @@ fn sources(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     v.put(
         "inputs_licence",
         template(
-            &Licences::new(data.manifest.licences()),
+            &Licences::new(data.manifest.licences(), data.manifest),
             "text/licences.txt",
         )?,
     );
@@ -379,19 +418,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_licence_sentence_names_every_licence_with_its_count() {
-        let render = |licences: Vec<(&str, usize)>| Licences::new(licences).render().unwrap();
+    fn the_licence_sentence_names_every_licence_and_every_pinned_text() {
+        let render =
+            |licences: Vec<(&str, usize)>, texts: Vec<(&str, &str)>, without_text: Vec<&str>| {
+                Licences {
+                    single: match licences.as_slice() {
+                        [(id, _)] => Some(id),
+                        _ => None,
+                    },
+                    total: licences.iter().map(|(_, n)| n).sum(),
+                    licences: licences.clone(),
+                    texts,
+                    without_text,
+                }
+                .render()
+                .unwrap()
+            };
         assert_eq!(
-            render(vec![("Apache-2.0", 21)]),
-            "All 21 inputs are licensed under Apache-2.0"
+            render(
+                vec![("Apache-2.0", 21)],
+                vec![("o/a", "LICENSE.md")],
+                vec![]
+            ),
+            "The manifest records the licence Apache-2.0 for all 21 inputs. The licence text \
+             pinned and bundled is LICENSE.md of o/a."
         );
         assert_eq!(
-            render(vec![("Apache-2.0", 20), ("CC-BY-4.0", 1)]),
-            "The 21 inputs are licensed under Apache-2.0 (20) and CC-BY-4.0 (1)"
+            render(
+                vec![("Apache-2.0", 20), ("CC-BY-4.0", 1)],
+                vec![("o/a", "LICENSE.md")],
+                vec!["o/b", "o/c"]
+            ),
+            "The manifest records the licences of the 21 inputs as Apache-2.0 (20) and \
+             CC-BY-4.0 (1). The licence text pinned and bundled is LICENSE.md of o/a; no licence \
+             text of o/b or o/c is among them."
         );
         assert_eq!(
-            render(vec![("A", 1), ("B", 2), ("C", 3)]),
-            "The 6 inputs are licensed under A (1), B (2) and C (3)"
+            render(vec![("A", 1), ("B", 2), ("C", 3)], vec![], vec!["o/a"]),
+            "The manifest records the licences of the 6 inputs as A (1), B (2) and C (3). No \
+             licence text is among the pinned inputs."
         );
     }
 

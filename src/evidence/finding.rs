@@ -32,6 +32,14 @@ pub enum Finding {
     },
     /// The log's `Result is` line.
     ResultValid { result: &'static str },
+    /// The conditions the log lists under its verdict: how many it lists and how many it says
+    /// are met, those it says are not, and those of the scenario it does not list.
+    Conditions {
+        listed: usize,
+        met: usize,
+        unmet: String,
+        missing: String,
+    },
     /// The log's throughput against the summary's Result, which rounds it.
     Throughput {
         log: String,
@@ -40,6 +48,8 @@ pub enum Finding {
         key: &'static str,
         log_text: String,
         summary_text: String,
+        /// The summary prints at most six significant figures, so it is read as rounded to six.
+        rounded: bool,
         tolerance: String,
         diff: String,
     },
@@ -145,12 +155,52 @@ mod tests {
                     key: "Completed tokens per second",
                     log_text: "850.0".into(),
                     summary_text: "851.0".into(),
-                    tolerance: "0.05".into(),
+                    rounded: true,
+                    tolerance: "0.55".into(),
                     diff: "1".into(),
                 },
                 "850 ≠ 851",
-                "log Completed tokens per second 850.0 vs summary Result 851.0: the summary rounds \
-                 to its last printed digit, so they must differ by at most 0.05; they differ by 1",
+                "log Completed tokens per second 850.0 vs summary Result 851.0: the summary gives \
+                 6 significant figures and the log its printed digits, so they may differ by half \
+                 a unit of each, at most 0.55; they differ by 1",
+            ),
+            (
+                Finding::Throughput {
+                    log: "1,183,326.85".into(),
+                    summary: "1,183,326.854".into(),
+                    agree: true,
+                    key: "Completed tokens per second",
+                    log_text: "1183326.85".into(),
+                    summary_text: "1183326.8540322022".into(),
+                    rounded: false,
+                    tolerance: "0.005".into(),
+                    diff: "0.004032".into(),
+                },
+                "1,183,326.85 ≈ 1,183,326.854",
+                "log Completed tokens per second 1183326.85 vs summary Result 1183326.8540322022: \
+                 both give their printed digits, so they may differ by half a unit of each, at most \
+                 0.005; they differ by 0.004032",
+            ),
+            (
+                Finding::Conditions {
+                    listed: 4,
+                    met: 4,
+                    unmet: String::new(),
+                    missing: String::new(),
+                },
+                "4 of 4 conditions met",
+                "log: all 4 conditions listed under the verdict are met",
+            ),
+            (
+                Finding::Conditions {
+                    listed: 3,
+                    met: 2,
+                    unmet: "Min queries satisfied".into(),
+                    missing: "Performance constraints satisfied".into(),
+                },
+                "2 of 3 conditions met",
+                "log: 2 of the 3 conditions listed under the verdict are met; not met: Min queries \
+                 satisfied; not listed: Performance constraints satisfied",
             ),
             (
                 Finding::Latency {

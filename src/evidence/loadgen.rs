@@ -19,7 +19,7 @@ const P99_TPOT: &str = "99.00 percentile time to output token (ns)";
 pub fn throughput_key(scenario: Scenario) -> &'static str {
     match scenario {
         Scenario::Offline => OFFLINE_THROUGHPUT,
-        Scenario::Server => SERVER_THROUGHPUT,
+        Scenario::Server | Scenario::Interactive => SERVER_THROUGHPUT,
     }
 }
 
@@ -101,6 +101,27 @@ pub struct LoadgenLog {
     /// The limits the log states it was run with.
     pub ttft_limit_ns: Option<u64>,
     pub tpot_limit_ns: Option<u64>,
+    /// The conditions the log lists under its verdict, each with its answer (`Yes` is true),
+    /// in the order of [`CONDITIONS`]; a condition the log does not list is absent.
+    pub conditions: Vec<(&'static str, bool)>,
+}
+
+/// The conditions a LoadGen summary log lists under `Result is`: every run's minimum duration,
+/// minimum query count and early stopping, and a Server run's performance (latency)
+/// constraints.
+pub const CONDITIONS: [&str; 4] = [
+    "Performance constraints satisfied",
+    "Min duration satisfied",
+    "Min queries satisfied",
+    "Early stopping satisfied",
+];
+
+/// The conditions a log of `scenario` must list.
+pub fn required_conditions(scenario: Scenario) -> &'static [&'static str] {
+    match scenario {
+        Scenario::Offline => &CONDITIONS[1..],
+        Scenario::Server | Scenario::Interactive => &CONDITIONS,
+    }
 }
 
 /// A log or report with a control character (other than tab and line ends) is refused, naming
@@ -184,8 +205,10 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
         )
     };
     let at = get("Scenario")?;
-    let scenario =
-        Scenario::parse(at.1).ok_or_else(|| unexpected(at, "Scenario", "Offline or Server"))?;
+    // LoadGen logs an Interactive run as a Server run, so a log never names Interactive.
+    let scenario = Scenario::parse(at.1)
+        .filter(|s| *s != Scenario::Interactive)
+        .ok_or_else(|| unexpected(at, "Scenario", "Offline or Server"))?;
     let at = get("Mode")?;
     let mode = TestMode::parse(at.1).ok_or_else(|| {
         let modes = TestMode::ALL.map(TestMode::as_str).join(", ");
@@ -213,11 +236,22 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
     // p99 latencies are required of Server runs and absent from Offline runs.
     let (p99_ttft_ns, p99_tpot_ns) = match scenario {
         Scenario::Offline => (None, None),
-        Scenario::Server => (
+        Scenario::Server | Scenario::Interactive => (
             Some(ns(P99_TTFT)?.ok_or_else(|| missing(P99_TTFT))?),
             Some(ns(P99_TPOT)?.ok_or_else(|| missing(P99_TPOT))?),
         ),
     };
+    let mut conditions = Vec::new();
+    for key in CONDITIONS {
+        if let Some(&at) = found.get(key) {
+            let yes = match at.1 {
+                "Yes" => true,
+                "No" => false,
+                _ => return Err(unexpected(at, key, "Yes or No")),
+            };
+            conditions.push((key, yes));
+        }
+    }
     Ok(LoadgenLog {
         scenario,
         mode,
@@ -227,6 +261,7 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
         p99_tpot_ns,
         ttft_limit_ns: ns("ttft_latency (ns)")?,
         tpot_limit_ns: ns("tpot_latency (ns)")?,
+        conditions,
     })
 }
 

@@ -8,6 +8,7 @@
 //! read from `sources/mlperf-checker-facts.json`.
 
 pub mod accuracy;
+pub mod claims;
 pub mod facts;
 pub mod finding;
 pub mod loadgen;
@@ -20,7 +21,10 @@ use crate::error::{Error, Result};
 use crate::highlight::Highlights;
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow};
-use accuracy::{half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report};
+use accuracy::{
+    half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report, significant_digits,
+    summary_unit, SUMMARY_SIGNIFICANT_DIGITS,
+};
 use facts::{CheckerFacts, MetricBound, ModelFacts};
 use finding::{Finding, Target};
 use loadgen::{parse_summary_log, LoadgenLog, Validity};
@@ -32,6 +36,9 @@ pub enum CheckKind {
     LogScenario,
     /// LoadGen says VALID.
     ResultValid,
+    /// Every condition the log lists under its verdict is satisfied, and the log lists every
+    /// condition of its scenario.
+    RunConditions,
     /// The log's rate equals the summary's Result to the summary's last printed digit.
     Throughput,
     /// p99 time to first token is strictly below the limit.
@@ -58,6 +65,7 @@ impl fmt::Display for CheckKind {
         match self {
             CheckKind::LogScenario => f.write_str("log-scenario"),
             CheckKind::ResultValid => f.write_str("result-valid"),
+            CheckKind::RunConditions => f.write_str("run-conditions"),
             CheckKind::Throughput => f.write_str("throughput"),
             CheckKind::P99Ttft => f.write_str("p99-ttft"),
             CheckKind::P99Tpot => f.write_str("p99-tpot"),
@@ -283,6 +291,7 @@ impl RowChecks<'_> {
                 for kind in [
                     CheckKind::LogScenario,
                     CheckKind::ResultValid,
+                    CheckKind::RunConditions,
                     CheckKind::Throughput,
                 ] {
                     self.push(
@@ -327,9 +336,40 @@ impl RowChecks<'_> {
             },
             ev.to_vec(),
         )?;
+        let required = loadgen::required_conditions(log.scenario);
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|c| !log.conditions.iter().any(|(k, _)| k == c))
+            .collect();
+        let unmet: Vec<&str> = log
+            .conditions
+            .iter()
+            .filter(|(_, yes)| !yes)
+            .map(|(k, _)| *k)
+            .collect();
+        // A log that lists no condition at all cannot be checked for them; one that lists some
+        // must list every condition of its scenario.
+        self.push(
+            CheckKind::RunConditions,
+            if log.conditions.is_empty() {
+                Status::NotChecked
+            } else {
+                Status::of(missing.is_empty() && unmet.is_empty())
+            },
+            Finding::Conditions {
+                listed: log.conditions.len(),
+                met: log.conditions.len() - unmet.len(),
+                unmet: unmet.join(", "),
+                missing: missing.join(", "),
+            },
+            ev.to_vec(),
+        )?;
         let summary_text = self.row.raw(Field::Result);
         let summary_value: f64 = summary_text.parse().unwrap_or(f64::NAN);
-        let tolerance = half_unit_of_last_digit(summary_text);
+        let summary_unit = summary_unit(summary_text);
+        let log_unit = 2.0 * half_unit_of_last_digit(&log.throughput.text);
+        let tolerance = (summary_unit + log_unit) / 2.0;
         let diff = (log.throughput.value - summary_value).abs();
         let agree = diff <= tolerance * (1.0 + 1e-9);
         self.push(
@@ -342,7 +382,8 @@ impl RowChecks<'_> {
                 key: loadgen::throughput_key(log.scenario),
                 log_text: log.throughput.text.clone(),
                 summary_text: crate::format::excerpt(summary_text, 40),
-                tolerance: tolerance.to_string(),
+                rounded: significant_digits(summary_text) <= SUMMARY_SIGNIFICANT_DIGITS,
+                tolerance: round_sig(tolerance, 6),
                 diff: round_sig(diff, 6),
             },
             ev.to_vec(),

@@ -294,6 +294,58 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
             expected.push((count.into(), n.to_string()));
         }
     }
+    // The Interactive pairing, the robustness figures and the other systems' order.
+    let interactive = &results["interactive"];
+    for (name, field) in [
+        ("interactive_rows", "interactive_rows"),
+        ("interactive_inferred", "inferred"),
+        ("interactive_pairs", "pairs"),
+        ("interactive_unmatched", "unmatched"),
+    ] {
+        if let Some(n) = interactive["counts"][field].as_u64() {
+            expected.push((name.into(), n.to_string()));
+        }
+    }
+    let ipairs = interactive["pairs"].as_array().cloned().unwrap_or_default();
+    for h in highlights {
+        let (Some(id), Some(offline)) = (h["id"].as_str(), h["offline_id"].as_str()) else {
+            continue;
+        };
+        if let Some(r) = ipairs
+            .iter()
+            .find(|p| p["offline_id"].as_str() == Some(offline))
+            .and_then(|p| p["ratio"].as_f64())
+        {
+            expected.push((
+                format!("hl.{id}.interactive_ratio"),
+                percent(crate::analysis::Ratio(r)),
+            ));
+        }
+    }
+    let robustness = &results["robustness"];
+    if let Some(n) = robustness["cpu_only_pairs"].as_u64() {
+        expected.push(("cpu_pairs".into(), n.to_string()));
+    }
+    for (name, field) in [
+        ("noise_median", "median_spread_pp"),
+        ("noise_max", "max_spread_pp"),
+    ] {
+        if let Some(x) = robustness["noise"][field].as_f64() {
+            expected.push((name.into(), points(x)));
+        }
+    }
+    if let Some(n) = robustness["noise"]["groups"].as_array().map(Vec::len) {
+        expected.push(("noise_groups".into(), n.to_string()));
+    }
+    for (name, field) in [
+        ("agree_systems", "systems"),
+        ("agree_same_order", "same_order"),
+        ("agree_same_lowest", "same_lowest"),
+    ] {
+        if let Some(n) = results["agreement"][field].as_u64() {
+            expected.push((name.into(), n.to_string()));
+        }
+    }
     Ok(expected)
 }
 

@@ -128,9 +128,9 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
             FIXTURE_SERVER_LOG_PATH,
             FIXTURE_SERVER_LOG.as_bytes(),
         ),
-        // Every build checks the checker facts against the source they cite.
-        checker_source(),
     ];
+    // Every build checks the checker facts and the claims against the sources they cite.
+    let files: Vec<_> = files.into_iter().chain(cited_sources()).collect();
     let mut inputs = Vec::new();
     for f in &files {
         let target = dir.join("mirror").join(&f.pin.repository).join(&f.pin.path);
@@ -251,6 +251,29 @@ pub fn verified(
     }
 }
 
+/// Every pinned input the checker facts and the claims register cite, as the project pins it,
+/// read from the mirror and verified: every build checks the facts and claims against them.
+pub fn cited_sources() -> Vec<scenario_ratios::inputs::VerifiedInput> {
+    use scenario_ratios::inputs::{Origin, VerifiedInput};
+    let project = project();
+    let facts = project.facts.source.pin_in(&project.manifest).cloned();
+    let mut pins: Vec<_> = project
+        .manifest
+        .inputs
+        .iter()
+        .filter(|p| project.claims.claims.iter().any(|c| c.input == p.name))
+        .cloned()
+        .collect();
+    pins.extend(facts.filter(|f| !pins.iter().any(|p| p.name == f.name)));
+    pins.into_iter()
+        .map(|pin| {
+            let file = mirror().join(&pin.repository).join(&pin.path);
+            let bytes = std::fs::read(&file).unwrap();
+            VerifiedInput::new(pin, bytes, Origin::Mirror(file.clone()), &file).unwrap()
+        })
+        .collect()
+}
+
 /// The submission checker's source that the checker facts cite, as the project pins it, read from
 /// the mirror and verified: every build checks the facts against it.
 pub fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
@@ -294,9 +317,8 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
             FIXTURE_SERVER_LOG_PATH,
             FIXTURE_SERVER_LOG.as_bytes(),
         ),
-        checker_source(),
     ];
-    inputs_of(files)
+    inputs_of(files.into_iter().chain(cited_sources()).collect())
 }
 
 /// Inputs whose manifest pins exactly `files`.

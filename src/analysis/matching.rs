@@ -1,0 +1,142 @@
+//! Exact matching of the rows of one submission: eligible rows are grouped by their key (typed
+//! value and raw text of every key field), and a key with exactly one Offline row and one row of
+//! the partner scenario (Server or Interactive) is a pair. Rows are bucketed by a 64-bit
+//! fingerprint of the key, then compared exactly, so a fingerprint collision can never put two
+//! different keys together. Linear in rows.
+
+use std::collections::HashMap;
+
+use super::UnmatchedReason;
+use crate::summary::{Field, Scenario, SummaryRow};
+
+/// The outcome of matching: pairs of row indices (Offline, partner), and every other eligible row
+/// with its scenario and the reason it has no pair.
+pub struct Matched {
+    pub pairs: Vec<(usize, usize)>,
+    pub unmatched: Vec<(usize, Scenario, UnmatchedReason)>,
+}
+
+/// Matches the eligible rows (indices into `rows`, each of scenario Offline or `partner`) on the
+/// fields `keys`.
+pub fn match_rows(
+    rows: &[SummaryRow],
+    eligible: &[usize],
+    keys: &[Field],
+    partner: Scenario,
+) -> Matched {
+    let groups = group_by_key(rows, eligible, keys);
+    let mut pairs = Vec::with_capacity(groups.classes.len());
+    let mut unmatched = Vec::new();
+    for class in &groups.classes {
+        let members = || groups.members(class).map(|pos| eligible[pos]);
+        let of = |s: Scenario| members().filter(move |&i| rows[i].scenario() == Some(s));
+        let (offline, partners) = (of(Scenario::Offline).count(), of(partner).count());
+        if let (1, 1, Some(o), Some(p)) = (
+            offline,
+            partners,
+            of(Scenario::Offline).next(),
+            of(partner).next(),
+        ) {
+            pairs.push((o, p));
+            continue;
+        }
+        let reason = if offline == 0 || partners == 0 {
+            UnmatchedReason::NoPartner {
+                missing: if offline == 0 {
+                    Scenario::Offline
+                } else {
+                    partner
+                },
+            }
+        } else {
+            UnmatchedReason::DuplicateKey {
+                offline,
+                partner,
+                partners,
+            }
+        };
+        for i in members() {
+            if let Some(s) = rows[i].scenario() {
+                unmatched.push((i, s, reason.clone()));
+            }
+        }
+    }
+    Matched { pairs, unmatched }
+}
+
+/// Rows of one key: a chain of positions in the eligible list.
+struct Class {
+    first: usize,
+    last: usize,
+    /// The next class whose key has the same fingerprint (a collision), if any.
+    collision: Option<usize>,
+}
+
+/// Eligible rows grouped by key, without one allocation per group.
+struct Groups {
+    classes: Vec<Class>,
+    /// For each eligible position, the next position of the same class.
+    next: Vec<Option<usize>>,
+}
+
+impl Groups {
+    fn members<'a>(&'a self, class: &Class) -> impl Iterator<Item = usize> + 'a {
+        std::iter::successors(Some(class.first), move |&p| self.next[p])
+    }
+}
+
+/// Groups eligible rows by their key: (typed value, raw text) of every key field.
+fn group_by_key(rows: &[SummaryRow], eligible: &[usize], keys: &[Field]) -> Groups {
+    let same_key = |a: &SummaryRow, b: &SummaryRow| {
+        keys.iter()
+            .all(|&f| a.typed(f) == b.typed(f) && a.raw(f) == b.raw(f))
+    };
+    let mut by_fingerprint: HashMap<u64, usize> = HashMap::with_capacity(eligible.len());
+    let mut classes: Vec<Class> = Vec::with_capacity(eligible.len());
+    let mut next = vec![None; eligible.len()];
+    for (pos, &i) in eligible.iter().enumerate() {
+        let row = &rows[i];
+        let new_class = |collision| Class {
+            first: pos,
+            last: pos,
+            collision,
+        };
+        match by_fingerprint.entry(fingerprint(row, keys)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(classes.len());
+                classes.push(new_class(None));
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                let mut c = *o.get();
+                loop {
+                    if same_key(&rows[eligible[classes[c].first]], row) {
+                        let last = classes[c].last;
+                        next[last] = Some(pos);
+                        classes[c].last = pos;
+                        break;
+                    }
+                    match classes[c].collision {
+                        Some(n) => c = n,
+                        None => {
+                            classes[c].collision = Some(classes.len());
+                            classes.push(new_class(None));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Groups { classes, next }
+}
+
+/// A 64-bit fingerprint of a row's key (typed values and raw text of the key fields).
+fn fingerprint(row: &SummaryRow, keys: &[Field]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for &f in keys {
+        row.typed(f).hash(&mut h);
+        row.raw(f).hash(&mut h);
+    }
+    h.finish()
+}

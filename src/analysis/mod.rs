@@ -1,0 +1,489 @@
+//! Stage 3 of the pipeline: the results of the whole round. Scope the rows, match the Offline and
+//! Server rows of one submission exactly, compute each pair's Server/Offline ratio, and summarise
+//! the ratios of each benchmark; pair the Interactive runs with their Offline runs the same way
+//! ([`interactive`]); and measure how robust the per-benchmark picture is ([`robustness`]). Which
+//! pairs the article highlights is the article's choice ([`crate::highlight`]), not the
+//! analysis's.
+//!
+//! Scope is a fixed list of filters, each recorded with the row count after it. Two eligible rows
+//! match when the 27 key fields (all but Scenario, Result, Accuracy and Location) are equal both as
+//! typed JSON values and as raw CSV strings. Matching hashes the key, so it is linear in rows.
+
+pub mod interactive;
+mod matching;
+pub mod robustness;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow, Typed};
+
+pub use interactive::{InteractiveAnalysis, InteractivePair};
+pub use robustness::Robustness;
+
+/// Fields that differ between the Offline and Server rows of one submission.
+pub const NON_KEY_FIELDS: &[Field] = &[
+    Field::Scenario,
+    Field::Result,
+    Field::Accuracy,
+    Field::Location,
+];
+
+/// The fields that must be equal for two rows to match.
+pub fn key_fields() -> impl Iterator<Item = Field> {
+    Field::ALL
+        .iter()
+        .copied()
+        .filter(|f| !NON_KEY_FIELDS.contains(f))
+}
+
+/// A throughput ratio of one submission as a fraction (1.0 = the Server or Interactive run
+/// matched its Offline run).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Ratio(pub f64);
+
+impl Ratio {
+    pub fn percent(self) -> f64 {
+        self.0 * 100.0
+    }
+}
+
+/// One scope filter.
+pub struct ScopeRule {
+    pub field: Field,
+    /// The rule as shown to readers, e.g. `Division = closed`.
+    pub rule: &'static str,
+    keep: fn(&SummaryRow) -> bool,
+}
+
+impl ScopeRule {
+    pub fn keeps(&self, row: &SummaryRow) -> bool {
+        (self.keep)(row)
+    }
+}
+
+/// The scope filters, applied in this order. The Scenario filter comes before `inferred`, so the
+/// walk-through shows where the Interactive runs leave: at the scenario, not at `inferred`, which
+/// the summary sets to 1 on every Interactive row (see [`interactive`]).
+pub const SCOPE: &[ScopeRule] = &[
+    ScopeRule {
+        field: Field::Availability,
+        rule: "Availability = available",
+        keep: |r| r.is_text(Field::Availability, "available"),
+    },
+    ScopeRule {
+        field: Field::Division,
+        rule: "Division = closed",
+        keep: |r| r.is_text(Field::Division, "closed"),
+    },
+    ScopeRule {
+        field: Field::SystemType,
+        rule: "SystemType = datacenter",
+        keep: |r| r.is_text(Field::SystemType, "datacenter"),
+    },
+    ScopeRule {
+        field: Field::Errors,
+        rule: "errors = 0",
+        keep: |r| r.typed(Field::Errors) == Typed::Int(0),
+    },
+    ScopeRule {
+        field: Field::Units,
+        rule: "Units = Tokens/s",
+        keep: |r| r.is_text(Field::Units, "Tokens/s"),
+    },
+    ScopeRule {
+        field: Field::Scenario,
+        rule: "Scenario is Offline or Server",
+        keep: |r| matches!(r.scenario(), Some(Scenario::Offline | Scenario::Server)),
+    },
+    ScopeRule {
+        field: Field::Inferred,
+        rule: "inferred = 0",
+        keep: |r| r.typed(Field::Inferred) == Typed::Int(0),
+    },
+    ScopeRule {
+        field: Field::HasPower,
+        rule: "has_power = false",
+        keep: |r| r.typed(Field::HasPower) == Typed::Bool(false),
+    },
+    ScopeRule {
+        field: Field::DesignPowerWatts,
+        rule: "design_power_watts is null",
+        keep: |r| r.typed(Field::DesignPowerWatts) == Typed::Null,
+    },
+];
+
+/// The row count after one step of the walk-through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub name: String,
+    pub field: Option<&'static str>,
+    pub rows: usize,
+    /// How many of those rows are Interactive runs.
+    pub interactive: usize,
+}
+
+/// Headline counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub rows: usize,
+    pub closed: usize,
+    pub open: usize,
+    pub eligible: usize,
+    pub pairs: usize,
+    pub unmatched: usize,
+    pub over_100: usize,
+}
+
+/// The system and benchmark of a matched pair, as the Offline row states them (every key field
+/// is equal in both rows of a pair).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Submission {
+    pub organization: String,
+    /// The one name the article gives a system: the summary's `SystemName`.
+    pub system_name: String,
+    /// The results folder of the system (`Platform`), which highlights select by.
+    pub platform: String,
+    /// The model label of the rows (`Model`), kept as the submitter wrote it.
+    pub model: String,
+    /// The benchmark the model belongs to (`MlperfModel`), used to group the pairs.
+    pub benchmark: String,
+    pub accelerator: Option<String>,
+    /// `number_of_nodes`; `None` when the summary holds no whole number there.
+    pub nodes: Option<i64>,
+    pub accelerators_per_node: Option<i64>,
+    pub total_accelerators: Option<i64>,
+    /// No accelerator at all (`total_accelerators` = 0): a CPU-only system.
+    pub cpu_only: bool,
+}
+
+impl Submission {
+    fn of(row: &SummaryRow) -> Submission {
+        let int = |f: Field| match row.typed(f) {
+            Typed::Int(n) => Some(n),
+            _ => None,
+        };
+        Submission {
+            organization: text_of(row, Field::Organization),
+            system_name: text_of(row, Field::SystemName),
+            platform: text_of(row, Field::Platform),
+            model: text_of(row, Field::Model),
+            benchmark: text_of(row, Field::MlperfModel),
+            accelerator: match row.typed(Field::AcceleratorModelName) {
+                Typed::Null => None,
+                _ => Some(text_of(row, Field::AcceleratorModelName)),
+            },
+            nodes: int(Field::NumberOfNodes),
+            accelerators_per_node: int(Field::AcceleratorsPerNode),
+            total_accelerators: int(Field::TotalAccelerators),
+            cpu_only: int(Field::TotalAccelerators) == Some(0),
+        }
+    }
+
+    /// Runs on more than one node.
+    pub fn multi_node(&self) -> Option<bool> {
+        self.nodes.map(|n| n > 1)
+    }
+}
+
+/// A complete Offline/Server pair of one submission.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub offline_id: RowId,
+    pub server_id: RowId,
+    #[serde(flatten)]
+    pub submission: Submission,
+    /// The rows' `Location` folders in the results tree.
+    pub offline_location: String,
+    pub server_location: String,
+    /// Offline Result (tokens/s), from the CSV's full-precision text.
+    pub offline: f64,
+    /// Server Result (tokens/s), from the CSV's full-precision text.
+    pub server: f64,
+    pub ratio: Ratio,
+}
+
+/// Why an eligible row is not part of a pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum UnmatchedReason {
+    /// No row of the other scenario has the same key.
+    NoPartner { missing: Scenario },
+    /// The key holds more than one row of a scenario, so no pair is formed: `offline` Offline
+    /// rows and `partners` rows of the `partner` scenario.
+    DuplicateKey {
+        offline: usize,
+        partner: Scenario,
+        partners: usize,
+    },
+}
+
+/// An eligible row left without a pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unmatched {
+    pub id: RowId,
+    pub scenario: Scenario,
+    pub organization: String,
+    pub system_name: String,
+    pub model: String,
+    pub reason: UnmatchedReason,
+}
+
+/// The spread of one benchmark's ratios.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchmarkStats {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub min: Ratio,
+    pub median: Ratio,
+    pub max: Ratio,
+}
+
+/// The model labels of one benchmark's pairs, when the summary writes more than one label, or a
+/// label other than the benchmark's name: the pairs are grouped by benchmark, the tables keep
+/// each row's own label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MergedLabels {
+    pub benchmark: String,
+    /// Each label and its number of pairs, by label.
+    pub labels: Vec<(String, usize)>,
+}
+
+/// Everything the analysis computes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    /// The round of the results (`version` of every row, such as `v6.1`).
+    pub round: String,
+    pub counts: Counts,
+    pub key_fields: Vec<&'static str>,
+    pub steps: Vec<Step>,
+    pub pairs: Vec<Pair>,
+    pub unmatched: Vec<Unmatched>,
+    /// Per-benchmark spread of the ratios, ordered by median (lowest first).
+    pub benchmarks: Vec<BenchmarkStats>,
+    /// Benchmarks whose pairs carry more than one model label.
+    pub merged_labels: Vec<MergedLabels>,
+    pub robustness: Robustness,
+    pub interactive: InteractiveAnalysis,
+}
+
+impl Analysis {
+    pub fn pair(&self, offline_id: RowId) -> Option<&Pair> {
+        self.pairs
+            .binary_search_by_key(&offline_id, |p| p.offline_id)
+            .ok()
+            .map(|i| &self.pairs[i])
+    }
+}
+
+/// Rows of the summary that pass every rule of `rules`, with the walk-through: one pass over the
+/// rows, each row charged to the first rule it fails; the count after a step is what remains.
+pub fn scope_with(summary: &Summary, rules: &[ScopeRule]) -> (Vec<usize>, Vec<Step>) {
+    let mut dropped_at = vec![(0usize, 0usize); rules.len()];
+    let mut kept = Vec::with_capacity(summary.rows.len());
+    let is_interactive = |row: &SummaryRow| row.scenario() == Some(Scenario::Interactive);
+    for (i, row) in summary.rows.iter().enumerate() {
+        match rules.iter().position(|rule| !rule.keeps(row)) {
+            Some(k) => {
+                dropped_at[k].0 += 1;
+                dropped_at[k].1 += usize::from(is_interactive(row));
+            }
+            None => kept.push(i),
+        }
+    }
+    let mut remaining = summary.rows.len();
+    let mut interactive = summary.rows.iter().filter(|r| is_interactive(r)).count();
+    let mut steps = vec![Step {
+        name: "All rows of the summary".into(),
+        field: None,
+        rows: remaining,
+        interactive,
+    }];
+    for (rule, (dropped, dropped_interactive)) in rules.iter().zip(dropped_at) {
+        remaining -= dropped;
+        interactive -= dropped_interactive;
+        steps.push(Step {
+            name: rule.rule.into(),
+            field: Some(rule.field.name()),
+            rows: remaining,
+            interactive,
+        });
+    }
+    (kept, steps)
+}
+
+/// Row indices of the eligible rows, with the walk-through of the scope.
+pub fn scope(summary: &Summary) -> (Vec<usize>, Vec<Step>) {
+    scope_with(summary, SCOPE)
+}
+
+/// The numeric Result of an eligible row: a positive finite number, read from the CSV text.
+pub(crate) fn result_of(row: &SummaryRow) -> Result<f64> {
+    let raw = row.raw(Field::Result);
+    match raw.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(Error::invalid(
+            format!("summary.csv row {}, field Result", row.id),
+            format!(
+                "expected a positive finite number, got {:?}",
+                crate::format::excerpt(raw, 200)
+            ),
+        )),
+    }
+}
+
+fn text_of(row: &SummaryRow, f: Field) -> String {
+    row.raw(f).to_string()
+}
+
+/// Runs scope, matching, ratios, the per-benchmark summary, the Interactive pairing and the
+/// robustness figures.
+pub fn analyse(summary: &Summary) -> Result<Analysis> {
+    let round = summary.round()?.to_string();
+    let (eligible, steps) = scope(summary);
+    let rows = &summary.rows;
+    // Every eligible row's Result is checked, in row order, paired or not.
+    for &i in &eligible {
+        result_of(&rows[i])?;
+    }
+    let keys: Vec<Field> = key_fields().collect();
+    let matched = matching::match_rows(rows, &eligible, &keys, Scenario::Server);
+
+    let mut pairs = Vec::with_capacity(matched.pairs.len());
+    for &(o, s) in &matched.pairs {
+        let (orow, srow) = (&rows[o], &rows[s]);
+        let (offline, server) = (result_of(orow)?, result_of(srow)?);
+        pairs.push(Pair {
+            offline_id: orow.id,
+            server_id: srow.id,
+            submission: Submission::of(orow),
+            offline_location: text_of(orow, Field::Location),
+            server_location: text_of(srow, Field::Location),
+            offline,
+            server,
+            ratio: Ratio(server / offline),
+        });
+    }
+    pairs.sort_by_key(|p| p.offline_id);
+    let mut unmatched: Vec<Unmatched> = matched
+        .unmatched
+        .iter()
+        .map(|(i, scenario, reason)| unmatched_row(&rows[*i], *scenario, reason.clone()))
+        .collect();
+    unmatched.sort_by_key(|u| u.id);
+
+    let counts = Counts {
+        rows: rows.len(),
+        closed: rows
+            .iter()
+            .filter(|r| r.is_text(Field::Division, "closed"))
+            .count(),
+        open: rows
+            .iter()
+            .filter(|r| r.is_text(Field::Division, "open"))
+            .count(),
+        eligible: eligible.len(),
+        pairs: pairs.len(),
+        unmatched: unmatched.len(),
+        over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
+    };
+    let interactive = interactive::analyse(summary)?;
+    Ok(Analysis {
+        round,
+        counts,
+        key_fields: keys.iter().map(|f| f.name()).collect(),
+        steps,
+        benchmarks: by_benchmark(
+            pairs
+                .iter()
+                .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+        ),
+        merged_labels: merged_labels(&pairs),
+        robustness: robustness::robustness(&pairs),
+        pairs,
+        unmatched,
+        interactive,
+    })
+}
+
+fn unmatched_row(row: &SummaryRow, scenario: Scenario, reason: UnmatchedReason) -> Unmatched {
+    Unmatched {
+        id: row.id,
+        scenario,
+        organization: text_of(row, Field::Organization),
+        system_name: text_of(row, Field::SystemName),
+        model: text_of(row, Field::Model),
+        reason,
+    }
+}
+
+/// The median of sorted, non-empty `v`.
+pub fn median_of_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The median of `v`, or `None` when it is empty.
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(median_of_sorted(&v))
+}
+
+/// Per-benchmark spread of ratios, ordered by median (lowest first), then by name.
+pub fn by_benchmark<'a>(ratios: impl Iterator<Item = (&'a str, Ratio)>) -> Vec<BenchmarkStats> {
+    let mut groups: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    for (b, r) in ratios {
+        groups.entry(b).or_default().push(r.0);
+    }
+    let mut stats: Vec<BenchmarkStats> = groups
+        .into_iter()
+        .map(|(b, mut v)| {
+            v.sort_by(f64::total_cmp);
+            BenchmarkStats {
+                benchmark: b.to_string(),
+                pairs: v.len(),
+                min: Ratio(v[0]),
+                median: Ratio(median_of_sorted(&v)),
+                max: Ratio(v[v.len() - 1]),
+            }
+        })
+        .collect();
+    stats.sort_by(|a, b| {
+        a.median
+            .0
+            .total_cmp(&b.median.0)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+    });
+    stats
+}
+
+/// The benchmarks whose pairs carry more than one model label, or a label other than the
+/// benchmark's own name, with each label's count of pairs.
+fn merged_labels(pairs: &[Pair]) -> Vec<MergedLabels> {
+    use std::collections::BTreeMap;
+    let mut by: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for p in pairs {
+        *by.entry(&p.submission.benchmark)
+            .or_default()
+            .entry(&p.submission.model)
+            .or_default() += 1;
+    }
+    by.into_iter()
+        .filter(|(b, labels)| labels.len() > 1 || !labels.contains_key(b))
+        .map(|(b, labels)| MergedLabels {
+            benchmark: b.to_string(),
+            labels: labels
+                .into_iter()
+                .map(|(l, n)| (l.to_string(), n))
+                .collect(),
+        })
+        .collect()
+}

@@ -1,0 +1,172 @@
+//! How robust the per-benchmark picture is: each benchmark's median with and without the
+//! CPU-only systems and for single- and multi-node systems, how many organisations submitted it,
+//! and a noise floor: how far apart the ratios of one benchmark lie among submissions of the same
+//! accelerator, accelerators per node and node count by different organisations.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::{median, Pair, Ratio};
+
+/// One benchmark's medians, whole and split.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchmarkRobustness {
+    pub benchmark: String,
+    pub pairs: usize,
+    /// Distinct organisations among its pairs.
+    pub organizations: usize,
+    pub median: Ratio,
+    /// Pairs of CPU-only systems, and the medians of those and of the others.
+    pub cpu_only: usize,
+    pub median_cpu_only: Option<Ratio>,
+    pub median_without_cpu_only: Option<Ratio>,
+    /// Pairs of one-node and of multi-node systems, and their medians.
+    pub single_node: usize,
+    pub median_single_node: Option<Ratio>,
+    pub multi_node: usize,
+    pub median_multi_node: Option<Ratio>,
+}
+
+/// The pairs of one benchmark on one hardware configuration, by two or more organisations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NoiseGroup {
+    pub benchmark: String,
+    pub accelerator: String,
+    pub accelerators_per_node: i64,
+    pub nodes: i64,
+    pub pairs: usize,
+    pub organizations: Vec<String>,
+    pub min: Ratio,
+    pub max: Ratio,
+    /// `max − min`, in percentage points.
+    pub spread_pp: f64,
+}
+
+/// Every such group, widest spread first, with the median and the largest spread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Noise {
+    pub groups: Vec<NoiseGroup>,
+    pub median_spread_pp: Option<f64>,
+    pub max_spread_pp: Option<f64>,
+}
+
+/// The robustness figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Robustness {
+    pub cpu_only_pairs: usize,
+    /// Ordered as the benchmarks are, by median (lowest first).
+    pub benchmarks: Vec<BenchmarkRobustness>,
+    pub noise: Noise,
+}
+
+/// The robustness figures of the Server pairs.
+pub fn robustness(pairs: &[Pair]) -> Robustness {
+    let mut by: BTreeMap<&str, Vec<&Pair>> = BTreeMap::new();
+    for p in pairs {
+        by.entry(&p.submission.benchmark).or_default().push(p);
+    }
+    let med = |ps: &[&Pair], keep: &dyn Fn(&Pair) -> bool| -> (usize, Option<Ratio>) {
+        let v: Vec<f64> = ps.iter().filter(|p| keep(p)).map(|p| p.ratio.0).collect();
+        (v.len(), median(v).map(Ratio))
+    };
+    let mut benchmarks: Vec<BenchmarkRobustness> = by
+        .iter()
+        .filter_map(|(b, ps)| {
+            let (cpu_only, median_cpu_only) = med(ps, &|p| p.submission.cpu_only);
+            let (_, median_without_cpu_only) = med(ps, &|p| !p.submission.cpu_only);
+            let (single_node, median_single_node) =
+                med(ps, &|p| p.submission.multi_node() == Some(false));
+            let (multi_node, median_multi_node) =
+                med(ps, &|p| p.submission.multi_node() == Some(true));
+            Some(BenchmarkRobustness {
+                benchmark: b.to_string(),
+                pairs: ps.len(),
+                organizations: ps
+                    .iter()
+                    .map(|p| p.submission.organization.as_str())
+                    .collect::<BTreeSet<_>>()
+                    .len(),
+                median: med(ps, &|_| true).1?,
+                cpu_only,
+                median_cpu_only,
+                median_without_cpu_only,
+                single_node,
+                median_single_node,
+                multi_node,
+                median_multi_node,
+            })
+        })
+        .collect();
+    benchmarks.sort_by(|a, b| {
+        a.median
+            .0
+            .total_cmp(&b.median.0)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+    });
+    Robustness {
+        cpu_only_pairs: pairs.iter().filter(|p| p.submission.cpu_only).count(),
+        benchmarks,
+        noise: noise(pairs),
+    }
+}
+
+/// The groups of pairs that share benchmark, accelerator, accelerators per node and node count
+/// and come from two or more organisations. CPU-only systems and pairs whose summary leaves any
+/// of those fields empty are left out: they name no accelerator to compare.
+fn noise(pairs: &[Pair]) -> Noise {
+    type Key<'a> = (&'a str, &'a str, i64, i64);
+    let mut by: BTreeMap<Key<'_>, Vec<&Pair>> = BTreeMap::new();
+    for p in pairs {
+        let s = &p.submission;
+        if let (false, Some(acc), Some(per), Some(nodes)) =
+            (s.cpu_only, &s.accelerator, s.accelerators_per_node, s.nodes)
+        {
+            by.entry((&s.benchmark, acc, per, nodes))
+                .or_default()
+                .push(p);
+        }
+    }
+    let mut groups: Vec<NoiseGroup> = by
+        .into_iter()
+        .filter_map(|((benchmark, accelerator, per, nodes), ps)| {
+            let organizations: BTreeSet<&str> = ps
+                .iter()
+                .map(|p| p.submission.organization.as_str())
+                .collect();
+            if organizations.len() < 2 {
+                return None;
+            }
+            let min = ps.iter().map(|p| p.ratio.0).fold(f64::INFINITY, f64::min);
+            let max = ps
+                .iter()
+                .map(|p| p.ratio.0)
+                .fold(f64::NEG_INFINITY, f64::max);
+            Some(NoiseGroup {
+                benchmark: benchmark.to_string(),
+                accelerator: accelerator.to_string(),
+                accelerators_per_node: per,
+                nodes,
+                pairs: ps.len(),
+                organizations: organizations.into_iter().map(String::from).collect(),
+                min: Ratio(min),
+                max: Ratio(max),
+                spread_pp: (max - min) * 100.0,
+            })
+        })
+        .collect();
+    groups.sort_by(|a, b| {
+        b.spread_pp
+            .total_cmp(&a.spread_pp)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+            .then_with(|| a.accelerator.cmp(&b.accelerator))
+            .then_with(|| a.accelerators_per_node.cmp(&b.accelerators_per_node))
+            .then_with(|| a.nodes.cmp(&b.nodes))
+    });
+    let spreads: Vec<f64> = groups.iter().map(|g| g.spread_pp).collect();
+    Noise {
+        median_spread_pp: median(spreads.clone()),
+        max_spread_pp: spreads.first().copied(),
+        groups,
+    }
+}

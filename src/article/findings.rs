@@ -1,0 +1,397 @@
+//! The values of the sections that test the title: the Interactive pairs, how robust the
+//! per-benchmark picture is, how the other systems order the highlighted workloads, and the
+//! verdict those figures support. The verdict's words live in `templates/text/`, chosen by
+//! [`Verdict`], so a sentence that says the workload sets the ratio cannot outlive data that say
+//! otherwise.
+
+use askama::Template;
+use serde::Serialize;
+
+use super::values::Values;
+use super::{template, ArticleData};
+use crate::analysis::robustness::NoiseGroup;
+use crate::analysis::{Analysis, Ratio};
+use crate::format::{percent, points};
+use crate::highlight::Agreement;
+
+/// What the figures say of the title's claim, from the strongest reading to the weakest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every other system orders the workloads alike, and the spread between them on one machine
+    /// is wider than any gap between organisations on one benchmark and hardware.
+    Workload,
+    /// Every other system gives the same workload the smallest share, but the full order or the
+    /// size of the spread is not borne out.
+    LowestEverywhere,
+    /// Most other systems order the workloads alike.
+    Majority,
+    /// Most do not.
+    NotShared,
+    /// No other system ran all the highlighted benchmarks.
+    Untested,
+}
+
+impl Verdict {
+    /// The verdict of a spread of `span_pp` points, given the largest gap between organisations
+    /// on one benchmark and hardware and how the other systems order the workloads.
+    pub fn of(span_pp: f64, noise_max_pp: Option<f64>, a: &Agreement) -> Verdict {
+        if a.systems == 0 {
+            Verdict::Untested
+        } else if a.same_order == a.systems && noise_max_pp.is_none_or(|m| span_pp > m) {
+            Verdict::Workload
+        } else if a.same_lowest == a.systems {
+            Verdict::LowestEverywhere
+        } else if 2 * a.same_order > a.systems {
+            Verdict::Majority
+        } else {
+            Verdict::NotShared
+        }
+    }
+}
+
+/// The words a verdict template needs.
+struct VerdictWords {
+    verdict: Verdict,
+    span: String,
+    systems: usize,
+    same_order: usize,
+    count: String,
+    lowest: String,
+    noise_max: Option<String>,
+    noise_median: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "text/span-verdict.txt")]
+struct SpanVerdict<'a> {
+    w: &'a VerdictWords,
+}
+
+#[derive(Template)]
+#[template(path = "text/robustness-verdict.txt")]
+struct RobustnessVerdict<'a> {
+    w: &'a VerdictWords,
+}
+
+#[derive(Template)]
+#[template(path = "text/noise-group.txt")]
+struct NoiseGroupWords<'a> {
+    g: &'a NoiseGroup,
+    organizations: String,
+}
+
+#[derive(Template)]
+#[template(path = "text/cpu-only.txt")]
+struct CpuOnly<'a> {
+    pairs: usize,
+    benchmarks: String,
+    lowest: Option<String>,
+    shifts: Vec<(&'a str, String, String)>,
+    reorders: Option<(String, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "text/merged-labels.txt")]
+struct MergedLabelsWords<'a> {
+    merged: &'a [crate::analysis::MergedLabels],
+}
+
+impl MergedLabelsWords<'_> {
+    fn count_word(&self, n: usize) -> String {
+        super::blocks::count_word(n).unwrap_or_else(|_| n.to_string())
+    }
+}
+
+#[derive(Template)]
+#[template(path = "text/rows.txt")]
+struct RowsWords {
+    n: usize,
+    word: String,
+}
+
+/// "no rows", "one row", "12 rows".
+pub fn rows_words(n: usize) -> crate::Result<String> {
+    template(
+        &RowsWords {
+            n,
+            word: super::blocks::count_word(n)?,
+        },
+        "text/rows.txt",
+    )
+}
+
+/// Every value of the findings sections.
+pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let a = data.analysis;
+    scope(v, a)?;
+    interactive(v, a);
+    robustness(v, data)?;
+    Ok(())
+}
+
+/// Where the Interactive runs leave the scope, and what the `inferred` filter removes after.
+fn scope(v: &mut Values, a: &Analysis) -> crate::Result<()> {
+    let at = |field: &str| a.steps.iter().position(|s| s.field == Some(field));
+    if let Some(k) = at("Scenario").filter(|&k| k > 0) {
+        let (before, after) = (&a.steps[k - 1], &a.steps[k]);
+        v.put(
+            "interactive_at_scenario",
+            (before.interactive - after.interactive).to_string(),
+        );
+    }
+    if let Some(k) = at("inferred").filter(|&k| k > 0) {
+        v.put(
+            "inferred_removed_rows",
+            rows_words(a.steps[k - 1].rows - a.steps[k].rows)?,
+        );
+    }
+    if let Some(first) = a.steps.first() {
+        v.put("interactive_rows_all", first.interactive.to_string());
+    }
+    let rows = 2 * a.pairs.len();
+    let run1 = a
+        .pairs
+        .iter()
+        .flat_map(|p| [&p.offline_location, &p.server_location])
+        .filter(|l| l.ends_with("/run_1"))
+        .count();
+    v.put("pair_rows", rows.to_string());
+    v.put("run1_pair_rows", run1.to_string());
+    v.put(
+        "merged_labels_sentence",
+        template(
+            &MergedLabelsWords {
+                merged: &a.merged_labels,
+            },
+            "text/merged-labels.txt",
+        )?,
+    );
+    Ok(())
+}
+
+/// The Interactive pairs: counts, range and medians.
+fn interactive(v: &mut Values, a: &Analysis) {
+    let i = &a.interactive;
+    v.put("interactive_rows", i.counts.interactive_rows.to_string());
+    v.put("interactive_inferred", i.counts.inferred.to_string());
+    v.put("interactive_pairs", i.counts.pairs.to_string());
+    v.put("interactive_unmatched", i.counts.unmatched.to_string());
+    v.put("interactive_over_100", i.counts.over_100.to_string());
+    let ratios = || i.pairs.iter().map(|p| p.ratio.0);
+    match (
+        ratios().reduce(f64::min),
+        ratios().reduce(f64::max),
+        i.benchmarks.first(),
+        i.benchmarks.last(),
+        a.benchmarks.first(),
+        a.benchmarks.last(),
+    ) {
+        (Some(min), Some(max), Some(low), Some(high), Some(slow), Some(shigh)) => {
+            v.put("interactive_min", percent(Ratio(min)));
+            v.put("interactive_max", percent(Ratio(max)));
+            v.put("interactive_median_low", percent(low.median));
+            v.put("interactive_median_low_benchmark", low.benchmark.clone());
+            v.put("interactive_median_high", percent(high.median));
+            v.put("interactive_median_high_benchmark", high.benchmark.clone());
+            v.put(
+                "interactive_median_spread",
+                points(high.median.percent() - low.median.percent()),
+            );
+            v.put(
+                "server_median_spread",
+                points(shigh.median.percent() - slow.median.percent()),
+            );
+        }
+        _ => {
+            for name in [
+                "interactive_min",
+                "interactive_max",
+                "interactive_median_low",
+                "interactive_median_low_benchmark",
+                "interactive_median_high",
+                "interactive_median_high_benchmark",
+                "interactive_median_spread",
+                "server_median_spread",
+            ] {
+                v.missing(name, "no Interactive run was paired with its Offline run");
+            }
+        }
+    }
+}
+
+/// CPU-only systems, node counts, the noise floor, the other systems' order and the verdict.
+fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let a = data.analysis;
+    let r = &a.robustness;
+    v.put("cpu_pairs", r.cpu_only_pairs.to_string());
+    // Each benchmark's median without the CPU-only pairs, where they have any, and whether
+    // leaving them out changes the benchmarks' order by median.
+    let shifts: Vec<(&str, String, String)> = r
+        .benchmarks
+        .iter()
+        .filter(|b| b.cpu_only > 0)
+        .filter_map(|b| {
+            b.median_without_cpu_only
+                .map(|w| (b.benchmark.as_str(), percent(w), percent(b.median)))
+        })
+        .collect();
+    let order_with: Vec<&str> = r.benchmarks.iter().map(|b| b.benchmark.as_str()).collect();
+    let mut without: Vec<(f64, &str)> = r
+        .benchmarks
+        .iter()
+        .filter_map(|b| {
+            b.median_without_cpu_only
+                .map(|m| (m.0, b.benchmark.as_str()))
+        })
+        .collect();
+    without.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(y.1)));
+    let order_without: Vec<&str> = without.iter().map(|(_, b)| *b).collect();
+    let reorders = (order_without.len() == order_with.len() && order_without != order_with)
+        .then(|| -> crate::Result<(String, String)> {
+            let words = |o: &[&str]| {
+                super::blocks::list_words(&o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            };
+            Ok((words(&order_with)?, words(&order_without)?))
+        })
+        .transpose()?;
+    let cpu_benchmarks: Vec<String> = r
+        .benchmarks
+        .iter()
+        .filter(|b| b.cpu_only > 0)
+        .map(|b| b.benchmark.clone())
+        .collect();
+    let lowest_is_cpu = a
+        .pairs
+        .iter()
+        .min_by(|x, y| x.ratio.0.total_cmp(&y.ratio.0))
+        .filter(|p| p.submission.cpu_only)
+        .map(|p| percent(p.ratio));
+    v.put(
+        "cpu_sentence",
+        template(
+            &CpuOnly {
+                pairs: r.cpu_only_pairs,
+                benchmarks: super::blocks::list_words(&cpu_benchmarks)?,
+                lowest: lowest_is_cpu,
+                shifts,
+                reorders,
+            },
+            "text/cpu-only.txt",
+        )?,
+    );
+
+    let noise = &r.noise;
+    v.put("noise_groups", noise.groups.len().to_string());
+    match (noise.median_spread_pp, noise.groups.first()) {
+        (Some(m), Some(widest)) => {
+            v.put("noise_median", points(m));
+            v.put("noise_max", points(widest.spread_pp));
+            v.put(
+                "noise_max_group",
+                template(
+                    &NoiseGroupWords {
+                        g: widest,
+                        organizations: super::blocks::count_word(widest.organizations.len())?,
+                    },
+                    "text/noise-group.txt",
+                )?,
+            );
+        }
+        _ => {
+            for name in ["noise_median", "noise_max", "noise_max_group"] {
+                v.missing(
+                    name,
+                    "no benchmark has pairs of one hardware configuration from two organisations",
+                );
+            }
+        }
+    }
+
+    let ag = &data.highlights.agreement;
+    v.put("agree_systems", ag.systems.to_string());
+    v.put("agree_same_order", ag.same_order.to_string());
+    v.put("agree_same_lowest", ag.same_lowest.to_string());
+    v.put("agree_benchmarks", super::blocks::list_words(&ag.order)?);
+    match ag.order.first() {
+        Some(b) => v.put("agree_lowest", b.clone()),
+        None => v.missing("agree_lowest", "the span group has no pair"),
+    }
+    let words = VerdictWords {
+        verdict: Verdict::of(
+            data.highlights.span_pp,
+            noise.max_spread_pp,
+            &data.highlights.agreement,
+        ),
+        span: points(data.highlights.span_pp),
+        systems: ag.systems,
+        same_order: ag.same_order,
+        count: super::blocks::count_word(ag.order.len())?,
+        lowest: ag.order.first().cloned().unwrap_or_default(),
+        noise_max: noise.max_spread_pp.map(points),
+        noise_median: noise.median_spread_pp.map(points),
+    };
+    v.put(
+        "span_verdict",
+        template(&SpanVerdict { w: &words }, "text/span-verdict.txt")?,
+    );
+    v.put(
+        "robustness_verdict",
+        template(
+            &RobustnessVerdict { w: &words },
+            "text/robustness-verdict.txt",
+        )?,
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agreement(systems: usize, same_order: usize, same_lowest: usize) -> Agreement {
+        Agreement {
+            order: vec!["a".into(), "b".into(), "c".into()],
+            systems,
+            same_order,
+            same_lowest,
+            ambiguous: 0,
+        }
+    }
+
+    #[test]
+    fn the_verdict_follows_the_figures() {
+        // Everyone agrees and the spread is wider than any gap between organisations.
+        assert_eq!(
+            Verdict::of(12.0, Some(10.0), &agreement(5, 5, 5)),
+            Verdict::Workload
+        );
+        // Everyone agrees, but one benchmark's organisations lie further apart.
+        assert_eq!(
+            Verdict::of(12.0, Some(19.0), &agreement(5, 5, 5)),
+            Verdict::LowestEverywhere
+        );
+        // The lowest agrees everywhere, the full order does not.
+        assert_eq!(
+            Verdict::of(12.0, Some(1.0), &agreement(13, 8, 13)),
+            Verdict::LowestEverywhere
+        );
+        assert_eq!(
+            Verdict::of(12.0, Some(1.0), &agreement(13, 8, 12)),
+            Verdict::Majority
+        );
+        assert_eq!(
+            Verdict::of(12.0, Some(1.0), &agreement(4, 2, 3)),
+            Verdict::NotShared
+        );
+        assert_eq!(
+            Verdict::of(12.0, None, &agreement(0, 0, 0)),
+            Verdict::Untested
+        );
+        // With no group to compare, the spread is not held against a noise floor.
+        assert_eq!(
+            Verdict::of(12.0, None, &agreement(3, 3, 3)),
+            Verdict::Workload
+        );
+    }
+}
