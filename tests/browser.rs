@@ -108,7 +108,7 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
     let text = Command::new("pdftotext")
         .args(["-layout", pdf, "-"])
         .output()
-        .expect("pdftotext (poppler-utils) runs");
+        .expect("pdftotext runs (apt-get install poppler-utils; scripts/test installs it)");
     assert!(text.status.success());
     let text = String::from_utf8_lossy(&text.stdout)
         .split_whitespace()
@@ -200,7 +200,7 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
             .args(extra)
             .arg(out.join(file))
             .output()
-            .expect("java runs the Nu Html Checker");
+            .expect("java runs the Nu Html Checker (apt-get install default-jre-headless; scripts/test installs it)");
         let messages = String::from_utf8_lossy(&o.stderr);
         assert!(o.status.success(), "{file}: {messages}");
         assert_eq!(messages.trim(), "", "Nu Html Checker on {file}");

@@ -7,7 +7,7 @@
 //! documented command (tests/notebook/execute.py) must rewrite the same bytes. The article's
 //! quick check is run as written.
 //!
-//! nbval and ipykernel come from tests/notebook/requirements.txt (.ci/run installs them). The
+//! nbval and ipykernel come from tests/notebook/requirements.txt (scripts/test installs them). The
 //! interpreter that has them is `SCENARIO_RATIOS_NBVAL_PYTHON`, else `python3`; without them the
 //! nbval tests fail saying what to install.
 
@@ -76,7 +76,7 @@ fn nbval_python() -> &'static Path {
         assert!(
             probe.is_ok_and(|o| o.status.success()),
             "{} cannot import nbval, ipykernel and pytest: install tests/notebook/requirements.txt \
-             (.ci/run does, into target/notebook-venv) or set SCENARIO_RATIOS_NBVAL_PYTHON",
+             (scripts/test does, into target/notebook-venv) or set SCENARIO_RATIOS_NBVAL_PYTHON",
             python.display()
         );
         python

@@ -349,7 +349,7 @@ pub fn build_real(out: &Path, cache: &Path, extra: &[&str]) -> Output {
 }
 
 /// Where the browser checks run: node, the chromium binary, and the folder of the scripts with
-/// their installed packages (`npm ci` in tests/browser, as .ci/run does). Missing pieces fail the
+/// their installed packages (`npm ci` in tests/browser, as scripts/test does). Missing pieces fail the
 /// test with what to install, unless SCENARIO_RATIOS_SKIP_BROWSER=1 asks to skip it (which the
 /// test then says).
 pub struct Browser {
@@ -404,7 +404,7 @@ pub fn browser() -> Option<Browser> {
                 eprintln!("SKIPPED (SCENARIO_RATIOS_SKIP_BROWSER=1): {what}");
                 None
             } else {
-                panic!("the browser checks need {what}; .ci/run installs them");
+                panic!("the browser checks need {what}; scripts/test installs them");
             }
         }
     }
