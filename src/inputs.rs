@@ -535,8 +535,8 @@ mod tests {
         let m = committed();
         assert_eq!(m.of_kind(InputKind::SummaryCsv).count(), 1);
         assert_eq!(m.of_kind(InputKind::SummaryJson).count(), 1);
-        // 2026-11-30T00:00:00Z: `date -u -d 2026-11-30 +%s`
-        assert_eq!(m.source_date_epoch(), 1_795_996_800);
+        // 2026-12-01T00:00:00Z: `date -u -d 2026-12-01 +%s`
+        assert_eq!(m.source_date_epoch(), 1_796_083_200);
     }
 
     #[test]

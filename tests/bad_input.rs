@@ -547,7 +547,7 @@ fn make(case: &str, s: &Sandbox) -> String {
         }
         "an impossible publication date" => {
             edit_config(
-                "\"published\": \"2026-11-30\"",
+                "\"published\": \"2026-12-01\"",
                 "\"published\": \"2026-02-30\"",
             );
             s.refused(|s| s.build(&[]))

@@ -51,7 +51,8 @@ fn real_build_reproduces_the_article_figures() {
         .iter()
         .map(|h| pct2(&h["ratio"]))
         .collect();
-    assert_eq!(h, ["85.36", "94.37", "97.87", "101.72"]);
+    // The highlights' ratios as an independent Python recomputation over summary.csv gives them.
+    assert_eq!(h, ["85.36", "94.37", "97.87", "75.59", "101.72"]);
     assert_eq!(format!("{:.2}", r["span_pp"].as_f64().unwrap()), "12.51");
     let sel: Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("dist/selected_rows.json")).unwrap())
@@ -64,13 +65,14 @@ fn real_build_reproduces_the_article_figures() {
         .collect();
     assert_eq!(
         ids,
-        ["285", "286", "287", "288", "289", "290", "300", "301"]
+        ["285", "286", "287", "288", "289", "290", "297", "298", "300", "301"]
     );
     assert_eq!(sel[0]["json"].as_object().unwrap().len(), 31);
     assert_eq!(sel[0]["csv"]["Platform"], "B300-SXM-270GBx8_TRT");
 
-    // Issue 5: every highlighted row has a VALID log whose rate agrees with the summary; Server
-    // rows meet both latency limits; no accuracy target fails.
+    // Issue 5: every highlighted row with a pinned log has a VALID log whose rate agrees with the
+    // summary; Server rows meet both latency limits; no accuracy target fails. The GB200
+    // deepseek-r1 rows (297/298) have no log among the pinned inputs: not checked, never passed.
     let checks = r["checks"]["items"].as_array().unwrap();
     let status = |row: &str, name: &str| {
         checks
@@ -79,7 +81,10 @@ fn real_build_reproduces_the_article_figures() {
             .map(|c| c["status"].as_str().unwrap().to_string())
             .unwrap_or_else(|| panic!("no check {name} for row {row}"))
     };
-    for row in ids {
+    for row in ["297", "298"] {
+        assert_eq!(status(row, "result-valid"), "not-checked", "row {row}");
+    }
+    for row in ids.into_iter().filter(|r| !["297", "298"].contains(r)) {
         assert_eq!(status(row, "result-valid"), "pass", "row {row}");
         assert_eq!(status(row, "throughput"), "pass", "row {row}");
         assert_eq!(status(row, "log-scenario"), "pass", "row {row}");

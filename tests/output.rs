@@ -120,7 +120,7 @@ fn leftovers(parent: &Path) -> Vec<String> {
     names
 }
 
-const EPOCHS: [&str; 2] = ["1795996800", "1700000000"];
+const EPOCHS: [&str; 2] = ["1796083200", "1700000000"];
 
 /// The outputs a folder may hold after any of the builds below: one finished build per entry of
 /// [`EPOCHS`], each in its own folder under `dir`.

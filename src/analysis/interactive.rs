@@ -105,6 +105,11 @@ pub struct InteractiveCounts {
     pub interactive_rows: usize,
     /// Of those, the rows whose `inferred` is 1.
     pub inferred: usize,
+    /// Offline rows in the scope above: how many submissions could have run Interactive.
+    pub offline_rows: usize,
+    /// Rows of the whole summary, of any other scenario, whose `inferred` is 1: the flag marks
+    /// more than Interactive runs.
+    pub inferred_elsewhere: usize,
     pub pairs: usize,
     /// Interactive rows without exactly one Offline partner.
     pub unmatched: usize,
@@ -176,6 +181,14 @@ pub fn analyse(summary: &Summary) -> Result<InteractiveAnalysis> {
             inferred: interactive_rows
                 .iter()
                 .filter(|&&i| rows[i].typed(Field::Inferred) == Typed::Int(1))
+                .count(),
+            offline_rows: eligible.len() - interactive_rows.len(),
+            inferred_elsewhere: rows
+                .iter()
+                .filter(|r| {
+                    r.typed(Field::Inferred) == Typed::Int(1)
+                        && r.scenario() != Some(Scenario::Interactive)
+                })
                 .count(),
             pairs: pairs.len(),
             unmatched: unmatched.len(),

@@ -488,6 +488,8 @@ fn rules(data: &ArticleData<'_>) -> Result<String> {
 pub struct InteractiveBenchmarkRow {
     pub benchmark: String,
     pub pairs: usize,
+    /// Distinct organisations among its pairs.
+    pub organizations: usize,
     pub min: String,
     pub median: String,
     pub max: String,
@@ -527,6 +529,14 @@ fn interactive(data: &ArticleData<'_>) -> Result<String> {
         .map(|b| InteractiveBenchmarkRow {
             benchmark: b.benchmark.clone(),
             pairs: b.pairs,
+            organizations: a
+                .interactive
+                .pairs
+                .iter()
+                .filter(|p| p.submission.benchmark == b.benchmark)
+                .map(|p| p.submission.organization.as_str())
+                .collect::<BTreeSet<_>>()
+                .len(),
             min: percent(b.min),
             median: percent(b.median),
             max: percent(b.max),

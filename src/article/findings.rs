@@ -19,7 +19,7 @@ use crate::highlight::Agreement;
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every other system orders the workloads alike, and the spread between them on one machine
-    /// is wider than any gap between organisations on one benchmark and hardware.
+    /// is wider than the gap between organisations in every group of one benchmark and hardware.
     Workload,
     /// Every other system gives the same workload the smallest share, but the full order or the
     /// size of the spread is not borne out.
@@ -33,12 +33,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The verdict of a spread of `span_pp` points, given the largest gap between organisations
-    /// on one benchmark and hardware and how the other systems order the workloads.
-    pub fn of(span_pp: f64, noise_max_pp: Option<f64>, a: &Agreement) -> Verdict {
+    /// The verdict of a spread of `span_pp` points, given how many groups of one benchmark and
+    /// hardware spread wider between organisations (`wider`) and how the other systems order the
+    /// workloads.
+    pub fn of(wider: usize, a: &Agreement) -> Verdict {
         if a.systems == 0 {
             Verdict::Untested
-        } else if a.same_order == a.systems && noise_max_pp.is_none_or(|m| span_pp > m) {
+        } else if a.same_order == a.systems && wider == 0 {
             Verdict::Workload
         } else if a.same_lowest == a.systems {
             Verdict::LowestEverywhere
@@ -53,13 +54,17 @@ impl Verdict {
 /// The words a verdict template needs.
 struct VerdictWords {
     verdict: Verdict,
-    span: String,
     systems: usize,
     same_order: usize,
     count: String,
     lowest: String,
+    /// Groups of one benchmark and hardware from several organisations, and how many of them
+    /// spread wider than `span`.
+    groups: usize,
+    wider: usize,
     noise_max: Option<String>,
-    noise_median: Option<String>,
+    /// The widest group, in words.
+    widest: Option<String>,
 }
 
 #[derive(Template)]
@@ -121,13 +126,57 @@ pub fn rows_words(n: usize) -> crate::Result<String> {
     )
 }
 
+/// "all 33" when `n` is every one of `of`, else "12 of 33".
+fn share(n: usize, of: usize) -> String {
+    if n == of && of > 1 {
+        format!("all {of}")
+    } else {
+        format!("{n} of {of}")
+    }
+}
+
+#[derive(Template)]
+#[template(path = "text/multi-node.txt")]
+struct MultiNode<'a> {
+    low: &'a crate::analysis::robustness::BenchmarkRobustness,
+    high: &'a crate::analysis::robustness::BenchmarkRobustness,
+    gap_all: String,
+    gap_single: Option<String>,
+}
+
 /// Every value of the findings sections.
 pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     let a = data.analysis;
+    limits(v, data);
     scope(v, a)?;
     interactive(v, a);
     robustness(v, data)?;
     Ok(())
+}
+
+/// Whether the checker's Interactive limits are tighter than its Server limits, TTFT and TPOT,
+/// for every benchmark that has pairs.
+fn limits(v: &mut Values, data: &ArticleData<'_>) {
+    let facts: Vec<_> = data
+        .analysis
+        .benchmarks
+        .iter()
+        .filter_map(|b| data.facts.models.get(&b.benchmark))
+        .collect();
+    let tighter = facts.iter().all(|m| {
+        let (s, i) = (&m.server_latency_limits, &m.interactive_latency_limits);
+        i.ttft_ns < s.ttft_ns && i.tpot_ns < s.tpot_ns
+    });
+    v.put(
+        "limits_compared",
+        if facts.is_empty() {
+            "no benchmark with pairs has limits in the checker facts"
+        } else if tighter {
+            "both Interactive limits are tighter than the Server ones in every row"
+        } else {
+            "the Interactive limits are not tighter than the Server ones in every row"
+        },
+    );
 }
 
 /// Where the Interactive runs leave the scope, and what the `inferred` filter removes after.
@@ -176,6 +225,22 @@ fn interactive(v: &mut Values, a: &Analysis) {
     v.put("interactive_rows", i.counts.interactive_rows.to_string());
     v.put("interactive_inferred", i.counts.inferred.to_string());
     v.put("interactive_pairs", i.counts.pairs.to_string());
+    v.put(
+        "interactive_offline_rows",
+        i.counts.offline_rows.to_string(),
+    );
+    v.put(
+        "inferred_elsewhere",
+        i.counts.inferred_elsewhere.to_string(),
+    );
+    v.put(
+        "interactive_inferred_share",
+        share(i.counts.inferred, i.counts.interactive_rows),
+    );
+    v.put(
+        "interactive_pairs_share",
+        share(i.counts.pairs, i.counts.interactive_rows),
+    );
     v.put("interactive_unmatched", i.counts.unmatched.to_string());
     v.put("interactive_over_100", i.counts.over_100.to_string());
     let ratios = || i.pairs.iter().map(|p| p.ratio.0);
@@ -225,6 +290,26 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     let a = data.analysis;
     let r = &a.robustness;
     v.put("cpu_pairs", r.cpu_only_pairs.to_string());
+    // How the lowest and highest medians' benchmarks split by node count.
+    if let (Some(low), Some(high)) = (r.benchmarks.first(), r.benchmarks.last()) {
+        v.put(
+            "multi_node_sentence",
+            template(
+                &MultiNode {
+                    low,
+                    high,
+                    gap_all: points(high.median.percent() - low.median.percent()),
+                    gap_single: low
+                        .median_single_node
+                        .zip(high.median_single_node)
+                        .map(|(l, h)| points(h.percent() - l.percent())),
+                },
+                "text/multi-node.txt",
+            )?,
+        );
+    } else {
+        v.missing("multi_node_sentence", "no pair was matched");
+    }
     // Each benchmark's median without the CPU-only pairs, where they have any, and whether
     // leaving them out changes the benchmarks' order by median.
     let shifts: Vec<(&str, String, String)> = r
@@ -283,20 +368,28 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
 
     let noise = &r.noise;
     v.put("noise_groups", noise.groups.len().to_string());
-    match (noise.median_spread_pp, noise.groups.first()) {
-        (Some(m), Some(widest)) => {
+    let span = data.highlights.span_pp;
+    let wider = noise.groups.iter().filter(|g| g.spread_pp > span).count();
+    v.put("noise_wider", wider.to_string());
+    v.put("noise_narrower", (noise.groups.len() - wider).to_string());
+    let widest = noise
+        .groups
+        .first()
+        .map(|g| {
+            template(
+                &NoiseGroupWords {
+                    g,
+                    organizations: super::blocks::count_word(g.organizations.len())?,
+                },
+                "text/noise-group.txt",
+            )
+        })
+        .transpose()?;
+    match (noise.median_spread_pp, &widest) {
+        (Some(m), Some(w)) => {
             v.put("noise_median", points(m));
-            v.put("noise_max", points(widest.spread_pp));
-            v.put(
-                "noise_max_group",
-                template(
-                    &NoiseGroupWords {
-                        g: widest,
-                        organizations: super::blocks::count_word(widest.organizations.len())?,
-                    },
-                    "text/noise-group.txt",
-                )?,
-            );
+            v.put("noise_max", points(noise.max_spread_pp.unwrap_or(m)));
+            v.put("noise_max_group", w.clone());
         }
         _ => {
             for name in ["noise_median", "noise_max", "noise_max_group"] {
@@ -318,18 +411,15 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         None => v.missing("agree_lowest", "the span group has no pair"),
     }
     let words = VerdictWords {
-        verdict: Verdict::of(
-            data.highlights.span_pp,
-            noise.max_spread_pp,
-            &data.highlights.agreement,
-        ),
-        span: points(data.highlights.span_pp),
+        verdict: Verdict::of(wider, &data.highlights.agreement),
         systems: ag.systems,
         same_order: ag.same_order,
         count: super::blocks::count_word(ag.order.len())?,
         lowest: ag.order.first().cloned().unwrap_or_default(),
+        groups: noise.groups.len(),
+        wider,
         noise_max: noise.max_spread_pp.map(points),
-        noise_median: noise.median_spread_pp.map(points),
+        widest,
     };
     v.put(
         "span_verdict",
@@ -361,37 +451,20 @@ mod tests {
 
     #[test]
     fn the_verdict_follows_the_figures() {
-        // Everyone agrees and the spread is wider than any gap between organisations.
+        // Everyone agrees and no group of one benchmark and hardware spreads wider.
+        assert_eq!(Verdict::of(0, &agreement(5, 5, 5)), Verdict::Workload);
+        // Everyone agrees, but one group's organisations lie further apart.
         assert_eq!(
-            Verdict::of(12.0, Some(10.0), &agreement(5, 5, 5)),
-            Verdict::Workload
-        );
-        // Everyone agrees, but one benchmark's organisations lie further apart.
-        assert_eq!(
-            Verdict::of(12.0, Some(19.0), &agreement(5, 5, 5)),
+            Verdict::of(1, &agreement(5, 5, 5)),
             Verdict::LowestEverywhere
         );
         // The lowest agrees everywhere, the full order does not.
         assert_eq!(
-            Verdict::of(12.0, Some(1.0), &agreement(13, 8, 13)),
+            Verdict::of(0, &agreement(13, 8, 13)),
             Verdict::LowestEverywhere
         );
-        assert_eq!(
-            Verdict::of(12.0, Some(1.0), &agreement(13, 8, 12)),
-            Verdict::Majority
-        );
-        assert_eq!(
-            Verdict::of(12.0, Some(1.0), &agreement(4, 2, 3)),
-            Verdict::NotShared
-        );
-        assert_eq!(
-            Verdict::of(12.0, None, &agreement(0, 0, 0)),
-            Verdict::Untested
-        );
-        // With no group to compare, the spread is not held against a noise floor.
-        assert_eq!(
-            Verdict::of(12.0, None, &agreement(3, 3, 3)),
-            Verdict::Workload
-        );
+        assert_eq!(Verdict::of(0, &agreement(13, 8, 12)), Verdict::Majority);
+        assert_eq!(Verdict::of(0, &agreement(4, 2, 3)), Verdict::NotShared);
+        assert_eq!(Verdict::of(0, &agreement(0, 0, 0)), Verdict::Untested);
     }
 }

@@ -224,6 +224,30 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     v.put(key("server_id"), p.server_id.to_string());
     v.put(key("model"), p.submission.model.clone());
     v.put(key("system"), p.submission.system_name.clone());
+    // The p99 time per output token of the Server run against its limit, from its log.
+    let tpot = data
+        .checks
+        .items
+        .iter()
+        .find(|c| c.row == p.server_id && c.kind == crate::evidence::CheckKind::P99Tpot)
+        .and_then(|c| c.latency.as_ref());
+    match tpot {
+        Some(l) => {
+            v.put(key("p99_tpot"), l.observed.clone());
+            v.put(key("tpot_limit"), l.limit.clone());
+        }
+        None => {
+            for name in ["p99_tpot", "tpot_limit"] {
+                v.missing(
+                    key(name),
+                    format!(
+                        "no pinned log gives {}'s Server p99 TPOT and its limit",
+                        h.label
+                    ),
+                );
+            }
+        }
+    }
     match data.analysis.interactive.pair(p.offline_id) {
         Some(i) => {
             v.put(key("interactive_ratio"), percent(i.ratio));

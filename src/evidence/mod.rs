@@ -157,6 +157,16 @@ pub struct Check {
     pub detail: String,
     /// Where the evidence was read (pinned input names).
     pub evidence: Vec<String>,
+    /// For a latency check: the p99 the log reports and the limit, as the page prints them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+}
+
+/// A p99 latency and its limit, formatted (`79.03 ms`, `80 ms`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Latency {
+    pub observed: String,
+    pub limit: String,
 }
 
 /// All checks, with a tally.
@@ -251,6 +261,15 @@ impl RowChecks<'_> {
         evidence: Vec<String>,
     ) -> Result<()> {
         let (short, detail) = finding.words()?;
+        let latency = match &finding {
+            Finding::Latency {
+                observed, limit, ..
+            } => Some(Latency {
+                observed: observed.clone(),
+                limit: limit.clone(),
+            }),
+            _ => None,
+        };
         self.items.push(Check {
             row: self.row.id,
             highlight: self.label.to_string(),
@@ -261,6 +280,7 @@ impl RowChecks<'_> {
             short,
             detail,
             evidence,
+            latency,
         });
         Ok(())
     }

@@ -101,6 +101,12 @@ pub const FIXTURE_SERVER_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\
 /// Where that log sits in a copy of the v6.1 results tree.
 pub const FIXTURE_SERVER_LOG_PATH: &str =
     "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt";
+/// The hand-made VALID LoadGen log of the fixtures' B300 llama2-70b-99.9 Server row (ID 5,
+/// 3920.0): p99 TTFT 1000 ms and TPOT 150 ms, under 2000 and 200 ms.
+pub const FIXTURE_LLAMA_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 3920.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1000000000\n99.00 percentile time to output token (ns) : 150000000\n";
+/// Where that log sits in a copy of the v6.1 results tree.
+pub const FIXTURE_LLAMA_LOG_PATH: &str =
+    "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/llama2-70b-99.9/Server/performance/run_1/mlperf_log_summary.txt";
 
 /// Lays out a summary pair (and the hand-made Server log) as a mirror under `dir/mirror` and
 /// writes `dir/inputs.json` pinning them.
@@ -127,6 +133,13 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
             "example/inference_results_v6.1",
             FIXTURE_SERVER_LOG_PATH,
             FIXTURE_SERVER_LOG.as_bytes(),
+        ),
+        verified(
+            "hand-made llama2 server log",
+            InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
+            FIXTURE_LLAMA_LOG_PATH,
+            FIXTURE_LLAMA_LOG.as_bytes(),
         ),
     ];
     // Every build checks the checker facts and the claims against the sources they cite.
@@ -316,6 +329,13 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
             "example/inference_results_v6.1",
             FIXTURE_SERVER_LOG_PATH,
             FIXTURE_SERVER_LOG.as_bytes(),
+        ),
+        verified(
+            "hand-made llama2 server log",
+            InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
+            FIXTURE_LLAMA_LOG_PATH,
+            FIXTURE_LLAMA_LOG.as_bytes(),
         ),
     ];
     inputs_of(files.into_iter().chain(cited_sources()).collect())
