@@ -62,12 +62,22 @@ pub fn stderr(o: &Output) -> String {
 /// A previous build's output folder as a later build finds it: the tool's marker and `files`.
 pub fn previous_output(out: &Path, files: &[(&str, &[u8])]) {
     std::fs::create_dir_all(out).unwrap();
-    std::fs::write(out.join(scenario_ratios::dist::MARKER), b"").unwrap();
+    let names = files.iter().map(|(name, _)| *name);
+    let marker = scenario_ratios::dist::marker_text(None, names);
+    std::fs::write(out.join(scenario_ratios::dist::MARKER), marker).unwrap();
     for (name, bytes) in files {
         let path = out.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
     }
+}
+
+/// [`snapshot`] less the output folder's marker, which names the build that wrote the folder
+/// (its process, start time and a random token), so two builds' folders differ only there.
+pub fn snapshot_without_marker(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = snapshot(dir);
+    files.retain(|(p, _)| p != Path::new(scenario_ratios::dist::MARKER));
+    files
 }
 
 /// Every file under `dir` with its bytes, sorted: a snapshot to compare before and after.
