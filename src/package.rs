@@ -336,6 +336,12 @@ pub fn parse_sums(
     if text.is_empty() {
         return Err(vec![format!("{file}: empty: it lists no file")]);
     }
+    if text.starts_with('\u{feff}') {
+        // An editor's byte-order mark, which sha256sum would read as part of the first digest.
+        return Err(vec![format!(
+            "{file}: starts with a byte-order mark (U+FEFF), which sha256sum -c cannot read; save it again without one"
+        )]);
+    }
     if !text.ends_with('\n') {
         problems.push(format!("{file}: the last line has no newline (truncated?)"));
     }
@@ -352,13 +358,16 @@ pub fn parse_sums(
         };
         if !is_safe_relative(path) {
             problems.push(at(&format!(
-                "path {:?} is not a relative, normalised path inside the folder",
-                crate::format::excerpt(path, 200)
+                "path {} is not a relative, normalised path inside the folder",
+                crate::format::quoted(path, 200)
             )));
             continue;
         }
         if !seen.insert(path) {
-            problems.push(at(&format!("{path} is listed twice")));
+            problems.push(at(&format!(
+                "{} is listed twice",
+                crate::format::quoted(path, 200)
+            )));
             continue;
         }
         listed.push((path.to_string(), digest));
@@ -712,7 +721,7 @@ mod tests {
         assert_eq!(problems.len(), 6, "{problems:?}");
         assert!(problems[0].starts_with("S: line 2: path \"../b\""));
         assert!(problems[1].starts_with("S: line 3: expected `<sha256>  <path>`"));
-        assert!(problems[4].contains("a is listed twice"));
+        assert!(problems[4].contains("\"a\" is listed twice"));
         assert!(
             parse_sums("S", &format!("{h}  a")).is_err(),
             "no final newline"
