@@ -373,7 +373,6 @@ pub fn for_each_entry(
                 raw.size
             )]);
         }
-        drop(reader);
         drop(file);
         visit(
             raw,
