@@ -239,7 +239,7 @@ impl InputManifest {
         // mistake, named here (not SOURCE_DATE_EPOCH's).
         if let Some(why) = crate::package::zip_time_problem(epoch) {
             return Err(err(format!(
-                "source_date {} {why}; {} (write here a time a zip can store)",
+                "source_date {} {why}; {}; write here a time a zip can store",
                 crate::format::quoted(&manifest.source_date, 40),
                 crate::package::ZIP_RANGE
             )));

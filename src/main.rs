@@ -254,7 +254,7 @@ fn build(args: BuildArgs) -> scenario_ratios::Result<()> {
         c.pairs,
         c.unmatched,
         report.files,
-        report.out.display()
+        scenario_ratios::format::path(&report.out)
     );
     Ok(())
 }

@@ -405,110 +405,13 @@ fn without_a_path_verify_checks_the_dist_of_the_project_it_is_run_in() {
     );
 }
 
-/// A stored (uncompressed) zip of `files`, each with its Unix mode in the external attributes,
-/// as `zip -y` writes a link (its target as its data) or a device.
-fn zip_with_modes(files: &[(&str, u32, &[u8])]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for (name, mode, data) in files {
-        let offset = out.len() as u32;
-        let mut crc = flate2::Crc::new();
-        crc.update(data);
-        let common = |v: &mut Vec<u8>| {
-            v.extend(0u16.to_le_bytes()); // stored
-            v.extend([0u8; 4]); // time, date
-            v.extend(crc.sum().to_le_bytes());
-            v.extend((data.len() as u32).to_le_bytes());
-            v.extend((data.len() as u32).to_le_bytes());
-            v.extend((name.len() as u16).to_le_bytes());
-            v.extend(0u16.to_le_bytes());
-        };
-        out.extend([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]);
-        common(&mut out);
-        out.extend(name.as_bytes());
-        out.extend(*data);
-        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3, 20, 0, 0, 0]);
-        common(&mut central);
-        central.extend([0u8; 6]); // comment length, disk, internal attributes
-        central.extend((mode << 16).to_le_bytes());
-        central.extend(offset.to_le_bytes());
-        central.extend(name.as_bytes());
-    }
-    let cd_offset = out.len() as u32;
-    out.extend(&central);
-    out.extend([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
-    out.extend((files.len() as u16).to_le_bytes());
-    out.extend((files.len() as u16).to_le_bytes());
-    out.extend((central.len() as u32).to_le_bytes());
-    out.extend(cd_offset.to_le_bytes());
-    out.extend([0, 0]);
-    out
-}
-
-/// A zip of one deflate stream (`size` zero bytes) behind one local header, and `count`
-/// central-directory entries that all point at it, named as bundled inputs are (which verify
-/// keeps in memory to check): the overlapping-entry zip bomb.
-pub fn overlapping_zip(count: usize, size: u32) -> Vec<u8> {
-    let zeros = vec![0u8; size as usize];
-    let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
-    std::io::Write::write_all(&mut enc, &zeros).unwrap();
-    let stream = enc.finish().unwrap();
-    let mut crc = flate2::Crc::new();
-    crc.update(&zeros);
-    let folder = scenario_ratios::layout::bundle_folder();
-    let first = format!("{folder}/data/upstream/f0000000");
-    let fields = |v: &mut Vec<u8>, name_len: usize| {
-        v.extend(8u16.to_le_bytes()); // deflate
-        v.extend([0u8; 4]);
-        v.extend(crc.sum().to_le_bytes());
-        v.extend((stream.len() as u32).to_le_bytes());
-        v.extend(size.to_le_bytes());
-        v.extend((name_len as u16).to_le_bytes());
-        v.extend(0u16.to_le_bytes());
-    };
-    let mut out = vec![0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0];
-    fields(&mut out, first.len());
-    out.extend(first.as_bytes());
-    out.extend(&stream);
-    let cd_offset = out.len() as u32;
-    let mut central = Vec::new();
-    for i in 0..count {
-        let name = format!("{folder}/data/upstream/f{i:07}");
-        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3, 20, 0, 0, 0]);
-        fields(&mut central, name.len());
-        central.extend([0u8; 6]);
-        central.extend((0o100_644u32 << 16).to_le_bytes());
-        central.extend(0u32.to_le_bytes()); // every entry at the one local header
-        central.extend(name.as_bytes());
-    }
-    out.extend(&central);
-    // zip64 end records: 50,000 entries do not fit the classic 16-bit count.
-    let z64_at = out.len() as u64;
-    out.extend([0x50, 0x4b, 0x06, 0x06]);
-    out.extend(44u64.to_le_bytes());
-    out.extend([45, 3, 45, 0]);
-    out.extend([0u8; 8]); // disks
-    out.extend((count as u64).to_le_bytes());
-    out.extend((count as u64).to_le_bytes());
-    out.extend((central.len() as u64).to_le_bytes());
-    out.extend(u64::from(cd_offset).to_le_bytes());
-    out.extend([0x50, 0x4b, 0x06, 0x07, 0, 0, 0, 0]);
-    out.extend(z64_at.to_le_bytes());
-    out.extend(1u32.to_le_bytes());
-    out.extend([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
-    out.extend([0xFF; 4]);
-    out.extend([0xFF; 8]);
-    out.extend([0, 0]);
-    out
-}
-
 /// The overlapping-entry zip of the safety review (4.4 MB, 50,000 entries, each declaring
 /// 10,000 bytes: 500 MB in all, within the declared-total limit) is refused from its central
 /// directory, before anything is inflated, with one line and exit 1, in well under 200 MB.
 #[test]
 fn overlapping_entries_are_refused_within_a_bounded_memory() {
     let tmp = tempfile::tempdir().unwrap();
-    let bomb = overlapping_zip(50_000, 10_000);
+    let bomb = common::overlapping_zip(50_000, 10_000);
     assert!(
         bomb.len() > 4_000_000 && bomb.len() < 5_000_000,
         "{}",
@@ -555,7 +458,7 @@ fn overlapping_entries_are_refused_within_a_bounded_memory() {
         .iter()
         .map(|(n, m, d)| (n.as_str(), *m, d.as_slice()))
         .collect();
-    let held = zip_with_modes(&files);
+    let held = common::zip_with_modes(&files);
     let path = tmp.path().join("held.zip");
     std::fs::write(&path, &held).unwrap();
     drop((held, files));
@@ -611,14 +514,14 @@ fn links_devices_and_colliding_names_are_refused() {
             "entries \"caf\u{e9}.txt\" and \"cafe\\u{301}.txt\" are one name in Unicode normalisation (NFC and NFD); unpacked on macOS they would be one file",
         ),
     ] {
-        let z = zip_with_modes(&files);
+        let z = common::zip_with_modes(&files);
         let (code, lines) = verify_written(tmp.path(), &format!("{case}.zip"), &z);
         assert_eq!(code, Some(1), "{case}");
         assert!(has(&lines, expected), "{case}: {lines:?}");
     }
     // A regular file written with its type bits (as zip -X does) and one without are accepted
     // by this check.
-    let plain = zip_with_modes(&[("a.txt", 0o100_644, b"a"), ("b.txt", 0o644, b"b")]);
+    let plain = common::zip_with_modes(&[("a.txt", 0o100_644, b"a"), ("b.txt", 0o644, b"b")]);
     let (_, lines) = verify_written(tmp.path(), "plain.zip", &plain);
     assert!(
         !lines
