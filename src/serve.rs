@@ -124,8 +124,7 @@ pub fn run(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
 }
 
 async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind((bind, port))
-        .await
+    let listener = listen(bind, port)
         .map_err(|e| Error::invalid(format!("{bind}:{port}"), format!("cannot listen: {e}")))?;
     let addr = listener
         .local_addr()
@@ -161,6 +160,29 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
     println!("stopped");
     Ok(())
 }
+
+/// A listening socket on `bind:port` whose queue of connections not yet accepted holds
+/// [`BACKLOG`]: a burst of connections waits there, instead of retrying its handshake for
+/// seconds, while the server is at its limits.
+fn listen(bind: &str, port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    use std::net::ToSocketAddrs;
+    let addr = (bind, port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address"))?;
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// The kernel's queue of connections waiting to be accepted (capped by the system's somaxconn).
+const BACKLOG: u32 = 1024;
 
 /// Accepts connections until Ctrl-C, each served on its own task within the bounds above.
 async fn accept_loop(listener: &tokio::net::TcpListener, state: &Arc<State>) {
@@ -280,13 +302,15 @@ impl WatchedFolders {
         })
     }
 
-    /// Arms the watcher again on every watched folder that is not the one it was armed on;
-    /// true when one was.
-    fn rearm(&mut self) -> bool {
+    /// Arms the watcher again on every watched folder that is not the one it was armed on (its
+    /// device and inode changed, or it came or went), and on every folder in `replaced`, which
+    /// the events showed made anew (a new folder may get the old one's inode number); true when
+    /// one was.
+    fn rearm(&mut self, replaced: &[PathBuf]) -> bool {
         let mut changed = false;
         for (folder, armed) in &mut self.folders {
             let now = identity(folder);
-            if now == *armed {
+            if now == *armed && !replaced.contains(folder) {
                 continue;
             }
             changed = true;
@@ -298,6 +322,7 @@ impl WatchedFolders {
                     .is_err()
             {
                 // Not armed: try again at the next check.
+                *armed = None;
                 continue;
             }
             *armed = now;
@@ -305,12 +330,26 @@ impl WatchedFolders {
         changed
     }
 
-    fn relevant(&self, event: &notify::Event) -> bool {
-        !matches!(event.kind, notify::EventKind::Access(_))
-            && event
-                .paths
-                .iter()
-                .any(|p| self.paths.iter().any(|w| p.starts_with(w)))
+    /// Whether `event` concerns a watched path (its reading aside), and which watched folders it
+    /// shows made or removed as a whole.
+    fn classify(&self, event: &notify::Event, replaced: &mut Vec<PathBuf>) -> bool {
+        if matches!(event.kind, notify::EventKind::Access(_)) {
+            return false;
+        }
+        if matches!(
+            event.kind,
+            notify::EventKind::Create(_) | notify::EventKind::Remove(_)
+        ) {
+            for (folder, _) in &self.folders {
+                if event.paths.iter().any(|p| p == folder) && !replaced.contains(folder) {
+                    replaced.push(folder.clone());
+                }
+            }
+        }
+        event
+            .paths
+            .iter()
+            .any(|p| self.paths.iter().any(|w| p.starts_with(w)))
     }
 }
 
@@ -323,26 +362,22 @@ fn watch_loop(
     folders: &mut WatchedFolders,
 ) {
     loop {
-        match rx.recv_timeout(REARM_CHECK) {
+        let mut replaced = Vec::new();
+        let relevant = match rx.recv_timeout(REARM_CHECK) {
             Ok(first) => {
-                if !first.as_ref().is_ok_and(|e| folders.relevant(e)) {
-                    if folders.rearm() {
-                        rebuild(opts, state);
-                    }
-                    continue;
-                }
+                let mut relevant = first.is_ok_and(|e| folders.classify(&e, &mut replaced));
                 // Editors save in several steps; wait until the events stop.
-                while rx.recv_timeout(DEBOUNCE).is_ok() {}
-                folders.rearm();
-                rebuild(opts, state);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if folders.rearm() {
-                    while rx.recv_timeout(DEBOUNCE).is_ok() {}
-                    rebuild(opts, state);
+                while let Ok(next) = rx.recv_timeout(DEBOUNCE) {
+                    relevant |= next.is_ok_and(|e| folders.classify(&e, &mut replaced));
                 }
+                relevant
             }
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        let rearmed = folders.rearm(&replaced);
+        if relevant || rearmed {
+            rebuild(opts, state);
         }
     }
 }
