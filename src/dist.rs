@@ -560,6 +560,13 @@ impl OutputDir {
                 if !found.iter().any(|(_, p)| p == &path) {
                     found.push((*kind, path));
                 }
+            } else {
+                // A journalled folder the build made but had not yet marked holds nothing:
+                // removing an empty folder loses nothing, whoever made it.
+                let path = self.parent.join(name);
+                if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) && is_empty_dir(&path) {
+                    let _ = fs::remove_dir(&path);
+                }
             }
         }
         if !out.exists() {
@@ -667,7 +674,7 @@ fn remove_previous(dir: &Path) -> Result<()> {
     if let Err(e) = fs::remove_dir_all(dir) {
         eprintln!(
             "warning: {}: could not remove the previous output ({e}); the next build will",
-            dir.display()
+            crate::format::path(dir)
         );
     }
     Ok(())
@@ -1054,11 +1061,13 @@ mod tests {
         fs::write(
             base.path().join(".dist.lock"),
             format!(
-                "tmp dist.tmp-999999 {}\nold dist.old-999999 {previous}\ntmp dist.tmp-1 {}\n",
-                id.token, id.token
+                "tmp dist.tmp-999999 {}\nold dist.old-999999 {previous}\ntmp dist.tmp-1 {}\ntmp dist.tmp-888888 {}\n",
+                id.token, id.token, id.token
             ),
         )
         .unwrap();
+        // A build that died between making its folder and writing the marker left it empty.
+        fs::create_dir(base.path().join("dist.tmp-888888")).unwrap();
         // And a folder of someone else's that only looks like a leftover.
         fs::create_dir(base.path().join("dist.tmp-12")).unwrap();
         fs::write(base.path().join("dist.tmp-12/keep.txt"), b"k").unwrap();
@@ -1068,6 +1077,7 @@ mod tests {
         assert_eq!(fs::read(out_path.join("a.txt")).unwrap(), b"a");
         assert!(!base.path().join("dist.old-999999").exists());
         assert!(!partial.exists());
+        assert!(!base.path().join("dist.tmp-888888").exists());
         assert_eq!(fs::read(base.path().join(".dist.lock")).unwrap(), b"");
         // The journal named dist.tmp-1, but with another token: the user's copy stays.
         for kept in ["dist.old-20261130", "dist.tmp-1"] {

@@ -295,7 +295,7 @@ fn verify(path: &Path) -> scenario_ratios::Result<()> {
     if report.problems.is_empty() {
         println!(
             "{}: {} items verified, no problem",
-            path.display(),
+            scenario_ratios::format::path(path),
             report.checked
         );
         return Ok(());
