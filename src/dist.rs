@@ -183,7 +183,7 @@ pub fn marker_text<'a>(
 /// Who wrote an output folder: the process, when it started, and a random token. A copy a user
 /// makes of the folder carries the same marker, so the identity alone proves nothing; a leftover
 /// is this tool's only when the lock file's journal names its folder with its token, which
-/// the build writes before it makes the folder (see [`Journal`]).
+/// the build writes before it makes the folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     pid: u32,
