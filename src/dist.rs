@@ -100,19 +100,27 @@ impl Dist {
         OutputDir::guard(&out.given, &out.root)?;
         let identity = Identity::new();
         let tmp = out.sibling(Sibling::New, std::process::id());
-        // Journalled before it exists: only a folder named here and holding this token is ever
-        // taken for this build's leftover.
+        let name = out.sibling_name(&tmp);
+        // Journalled before it exists, and again once this build made it: only a folder the
+        // journal says this build made, or that holds a journalled token, is ever taken for a
+        // leftover of this build.
         let mut journal = Journal::default();
-        journal.add(Sibling::New, &out.sibling_name(&tmp), &identity.token);
+        journal.add(Sibling::New, &name, &identity.token);
         let result = journal
             .write(&mut lock)
+            .and_then(|()| fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e)))
+            .and_then(|()| {
+                journal.add(Sibling::Made, &name, &identity.token);
+                journal.write(&mut lock)
+            })
             .and_then(|()| self.write_into(&tmp, &identity))
             .and_then(|()| check(&tmp))
             .and_then(|()| out.swap_in(&tmp, &mut lock, &mut journal));
-        if result.is_err() && tmp.exists() && identity.marks(&tmp) {
+        if result.is_err() && journal.made(&name) && tmp.exists() {
             let _ = fs::remove_dir_all(&tmp);
         }
-        if result.is_ok() || !tmp.exists() {
+        // Emptied once nothing it names is left; else the next build finishes the work.
+        if journal.settled(&out.parent) {
             let _ = Journal::default().write(&mut lock);
         }
         result
@@ -145,9 +153,8 @@ impl Dist {
         Ok(())
     }
 
-    /// Creates `dir` (which must not exist), writes the marker first, then every file.
+    /// Writes into the new, empty folder `dir` the marker first, then every file.
     fn write_into(&self, dir: &Path, identity: &Identity) -> Result<()> {
-        fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
         let marker = dir.join(MARKER);
         let text = marker_text(Some(identity), self.files.keys().map(String::as_str));
         fs::write(&marker, text).map_err(|e| Error::io(&marker, e))?;
@@ -224,11 +231,6 @@ impl Identity {
             self.token
         )
     }
-
-    /// True when `dir`'s marker was written by this build.
-    fn marks(&self, dir: &Path) -> bool {
-        marker_token(dir).as_deref() == Some(self.token.as_str())
-    }
 }
 
 /// The token of the build that wrote `dir`, read from its marker.
@@ -254,6 +256,23 @@ impl Journal {
         self.0.push((kind, name.to_string(), token.to_string()));
     }
 
+    /// True when the journal says this build made the folder `name` itself.
+    fn made(&self, name: &str) -> bool {
+        self.0
+            .iter()
+            .any(|(k, n, _)| *k == Sibling::Made && n == name)
+    }
+
+    /// True when no folder the journal names is left beside the output (in `parent`).
+    fn settled(&self, parent: &Path) -> bool {
+        self.0
+            .iter()
+            .all(|(_, n, _)| fs::symlink_metadata(parent.join(n)).is_err())
+    }
+
+    /// Writes the journal into the lock file. A journal only grows during a build, so the new
+    /// text is written over the old from the start and the file then cut to it: a build killed
+    /// in between leaves the new text whole (emptying it is one cut).
     fn write(&self, lock: &mut fs::File) -> Result<()> {
         use std::io::{Seek, Write};
         let text: String = self
@@ -262,9 +281,9 @@ impl Journal {
             .map(|(k, n, t)| format!("{} {n} {t}\n", k.as_str()))
             .collect();
         let io = |e| Error::io(LOCK_NAME_HINT, e);
-        lock.set_len(0).map_err(io)?;
         lock.rewind().map_err(io)?;
         lock.write_all(text.as_bytes()).map_err(io)?;
+        lock.set_len(text.len() as u64).map_err(io)?;
         lock.sync_data().map_err(io)
     }
 
@@ -351,6 +370,9 @@ pub struct OutputDir {
 enum Sibling {
     New,
     Old,
+    /// In the journal only: the new folder, once this build made it (so it is this build's,
+    /// whatever it holds by the time the build dies).
+    Made,
 }
 
 impl Sibling {
@@ -358,11 +380,12 @@ impl Sibling {
         match self {
             Sibling::New => "tmp",
             Sibling::Old => "old",
+            Sibling::Made => "made",
         }
     }
 
     fn parse(kind: &str) -> Option<Sibling> {
-        [Sibling::New, Sibling::Old]
+        [Sibling::New, Sibling::Old, Sibling::Made]
             .into_iter()
             .find(|s| s.as_str() == kind)
     }
@@ -556,7 +579,16 @@ impl OutputDir {
         };
         let mut found: Vec<(Sibling, PathBuf)> = Vec::new();
         for (kind, name, token) in &journal.0 {
-            if let Some(path) = ours(name, token) {
+            let made = *kind == Sibling::Made && {
+                let path = self.parent.join(name);
+                fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+            };
+            if made {
+                let path = self.parent.join(name);
+                if !found.iter().any(|(_, p)| p == &path) {
+                    found.push((Sibling::New, path));
+                }
+            } else if let Some(path) = ours(name, token) {
                 if !found.iter().any(|(_, p)| p == &path) {
                     found.push((*kind, path));
                 }
@@ -1061,13 +1093,18 @@ mod tests {
         fs::write(
             base.path().join(".dist.lock"),
             format!(
-                "tmp dist.tmp-999999 {}\nold dist.old-999999 {previous}\ntmp dist.tmp-1 {}\ntmp dist.tmp-888888 {}\n",
-                id.token, id.token, id.token
+                "tmp dist.tmp-999999 {}\nold dist.old-999999 {previous}\ntmp dist.tmp-1 {}\ntmp dist.tmp-888888 {}\nmade dist.tmp-777777 {}\n",
+                id.token, id.token, id.token, id.token
             ),
         )
         .unwrap();
         // A build that died between making its folder and writing the marker left it empty.
         fs::create_dir(base.path().join("dist.tmp-888888")).unwrap();
+        // One that died while writing its marker: the journal says it made the folder.
+        let half = base.path().join("dist.tmp-777777");
+        fs::create_dir(&half).unwrap();
+        fs::write(half.join(MARKER), b"").unwrap();
+        fs::write(half.join("a.txt"), b"a").unwrap();
         // And a folder of someone else's that only looks like a leftover.
         fs::create_dir(base.path().join("dist.tmp-12")).unwrap();
         fs::write(base.path().join("dist.tmp-12/keep.txt"), b"k").unwrap();
@@ -1078,6 +1115,7 @@ mod tests {
         assert!(!base.path().join("dist.old-999999").exists());
         assert!(!partial.exists());
         assert!(!base.path().join("dist.tmp-888888").exists());
+        assert!(!half.exists());
         assert_eq!(fs::read(base.path().join(".dist.lock")).unwrap(), b"");
         // The journal named dist.tmp-1, but with another token: the user's copy stays.
         for kept in ["dist.old-20261130", "dist.tmp-1"] {
