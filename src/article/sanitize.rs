@@ -72,7 +72,7 @@ const TAGS: &[&str] = &[
 ];
 
 /// Attributes any allowed element may carry.
-const GENERIC_ATTRIBUTES: &[&str] = &["id", "class", "title", "lang"];
+const GENERIC_ATTRIBUTES: &[&str] = &["id", "class", "title", "lang", "aria-label"];
 
 /// Attributes allowed on one element.
 const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[
@@ -175,6 +175,12 @@ mod tests {
             clean(html),
             html.replace("text-align: right", "text-align:right")
         );
+    }
+
+    #[test]
+    fn a_citation_keeps_its_link_id_and_label() {
+        let html = "<p>x<sup class=\"cite\"><a href=\"#note-a\" id=\"cite-a\" aria-label=\"Source note 1\">1</a></sup></p>";
+        assert_eq!(clean(html), html);
     }
 
     #[test]
