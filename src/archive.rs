@@ -13,15 +13,21 @@ pub struct Limits {
     pub max_entries: usize,
     pub max_name_bytes: usize,
     pub max_entry_bytes: u64,
+    /// The most bytes all entries may declare, and inflate to, together (counted as they
+    /// inflate, whatever they declare).
     pub max_total_bytes: u64,
+    /// The most bytes of inflated entries held in memory at once (the entries a caller keeps).
+    pub max_held_bytes: u64,
 }
 
-/// Limits for a reproducibility bundle: far above what a build writes, far below what could hurt.
+/// Limits for a reproducibility bundle: far above what a build writes (about 4,400 entries,
+/// 60 MB inflated, 1.2 MB of them inputs held to be checked), far below what could hurt.
 pub const BUNDLE_LIMITS: Limits = Limits {
     max_entries: 50_000,
     max_name_bytes: 1024,
     max_entry_bytes: 64 << 20,
     max_total_bytes: 512 << 20,
+    max_held_bytes: 64 << 20,
 };
 
 /// One entry as the central directory records it.
@@ -34,6 +40,23 @@ pub struct RawEntry {
     pub crc32: u32,
     /// Where the entry's local header starts.
     pub local_offset: u64,
+}
+
+/// Unix file-type bits of an entry's external attributes, as `unzip` reads them.
+const S_IFMT: u32 = 0o170_000;
+const S_IFREG: u32 = 0o100_000;
+
+/// What a Unix file type other than a regular file is, for a problem line.
+fn file_type_name(mode: u32) -> &'static str {
+    match mode & S_IFMT {
+        0o120_000 => "a symbolic link",
+        0o040_000 => "a folder",
+        0o020_000 => "a character device",
+        0o060_000 => "a block device",
+        0o010_000 => "a named pipe",
+        0o140_000 => "a socket",
+        _ => "not a regular file",
+    }
 }
 
 /// The central directory of an archive, checked against `limits`: every name is UTF-8, safe,
@@ -59,6 +82,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
     let mut entries = Vec::with_capacity(count as usize);
     let mut problems = Vec::new();
     let mut names = std::collections::HashSet::with_capacity(count.min(1 << 16) as usize);
+    let mut collisions = Collisions::default();
     let mut total: u64 = 0;
     let mut oversized = false;
     let mut p = 0usize;
@@ -76,6 +100,8 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         let mut compressed_size = u64::from(le32(header, 20));
         let mut size = u64::from(le32(header, 24));
         let local_offset = u64::from(le32(header, 42));
+        let made_by_unix = header[5] == 3;
+        let mode = le32(header, 38) >> 16;
         let (name_len, extra_len, comment_len) = (
             le16(header, 28) as usize,
             le16(header, 30) as usize,
@@ -119,6 +145,15 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         }
         if !names.insert(name) {
             problems.push(format!("entry {:?} appears more than once", shown()));
+        } else {
+            collisions.add(name, &mut problems);
+        }
+        if made_by_unix && mode & S_IFMT != 0 && mode & S_IFMT != S_IFREG {
+            problems.push(format!(
+                "entry {:?} is {} (mode {mode:o}), which unzip would make as such; only regular files are accepted",
+                shown(),
+                file_type_name(mode)
+            ));
         }
         if method != 0 && method != 8 {
             problems.push(format!(
@@ -152,20 +187,122 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         ));
     }
     if problems.is_empty() {
+        problems.extend(overlap(bytes, &entries, cd_offset));
+    }
+    if problems.is_empty() {
         Ok(entries)
     } else {
         Err(problems)
     }
 }
 
-/// Calls `visit` with each entry and its inflated bytes, in central-directory order. Only an
-/// archive whose central directory passed [`central_directory`] is read; each entry is inflated
-/// through a cap at its declared size, and its CRC is checked. Stops at the first problem.
+/// Names that unpack to one file where file names ignore case (macOS, Windows) or normalise
+/// Unicode (macOS): `src/lib.rs` beside `src/LIB.rs`, or `é` written composed (NFC) beside
+/// `e` + U+0301 (NFD). Each such pair is one problem.
+#[derive(Default)]
+struct Collisions<'a> {
+    folded: std::collections::HashMap<String, &'a str>,
+    normalised: std::collections::HashMap<String, &'a str>,
+}
+
+impl<'a> Collisions<'a> {
+    fn add(&mut self, name: &'a str, problems: &mut Vec<String>) {
+        let quoted = |n: &str| crate::format::quoted(n, 200);
+        let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
+            .normalize(name)
+            .into_owned();
+        if let Some(first) = self.normalised.insert(nfc.clone(), name) {
+            problems.push(format!(
+                "entries {} and {} are one name in Unicode normalisation (NFC and NFD); unpacked on macOS they would be one file",
+                quoted(first),
+                quoted(name)
+            ));
+            return;
+        }
+        let folded = nfc.to_lowercase();
+        if let Some(first) = self.folded.insert(folded, name) {
+            problems.push(format!(
+                "entries {} and {} differ only in case; unpacked on macOS or Windows one would overwrite the other",
+                quoted(first),
+                quoted(name)
+            ));
+        }
+    }
+}
+
+/// Entries whose local data share bytes (a zip bomb's trick: thousands of entries inflating one
+/// stream), or that run into the central directory: one problem naming the first pair and the
+/// count. Each entry's data must lie between its own local header and the next one.
+fn overlap(bytes: &[u8], entries: &[RawEntry], cd_offset: u64) -> Option<String> {
+    let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let at = e.local_offset;
+        let header = usize::try_from(at)
+            .ok()
+            .and_then(|a| bytes.get(a..a.checked_add(30)?))
+            .filter(|h| le32(h, 0) == 0x0403_4b50);
+        let Some(header) = header else {
+            return Some(format!(
+                "entry {}: no local header at its offset {at}",
+                crate::format::quoted(&e.name, 200)
+            ));
+        };
+        let end = at
+            .saturating_add(30)
+            .saturating_add(u64::from(le16(header, 26)))
+            .saturating_add(u64::from(le16(header, 28)))
+            .saturating_add(e.compressed_size);
+        spans.push((at, end, i));
+    }
+    spans.sort_unstable();
+    let mut first: Option<(usize, usize)> = None;
+    let mut count = 0usize;
+    for w in spans.windows(2) {
+        if w[1].0 < w[0].1 {
+            count += 1;
+            first.get_or_insert((w[0].2, w[1].2));
+        }
+    }
+    if let Some((a, b)) = first {
+        let more = match count {
+            1 => String::new(),
+            n => format!(" ({n} overlapping pairs in all)"),
+        };
+        return Some(format!(
+            "entries {} and {} overlap: their data share bytes of the archive{more}; each entry must have its own",
+            crate::format::quoted(&entries[a].name, 200),
+            crate::format::quoted(&entries[b].name, 200)
+        ));
+    }
+    if let Some(&(_, end, i)) = spans.iter().find(|(_, end, _)| *end > cd_offset) {
+        return Some(format!(
+            "entry {}: its data run to byte {end}, into the central directory at {cd_offset}",
+            crate::format::quoted(&entries[i].name, 200)
+        ));
+    }
+    None
+}
+
+/// One inflated entry as [`for_each_entry`] hands it over: its SHA-256 and, when the caller
+/// keeps it, its bytes.
+pub struct Inflated {
+    pub sha256: crate::inputs::HexDigest,
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// Calls `visit` with each entry, in central-directory order: its SHA-256, and its bytes when
+/// `keep` asks for them. Only an archive whose central directory passed [`central_directory`]
+/// is read; each entry is inflated through a cap at its declared size, its CRC is checked, and
+/// the bytes inflated so far are counted against `limits.max_total_bytes` as they arrive. An
+/// entry not kept is hashed as it streams, never held whole; the kept ones may hold at most
+/// `limits.max_held_bytes` together. Stops at the first problem.
 pub fn for_each_entry(
     bytes: &[u8],
     limits: &Limits,
-    mut visit: impl FnMut(&RawEntry, Vec<u8>),
+    keep: impl Fn(&RawEntry) -> bool,
+    mut visit: impl FnMut(&RawEntry, Inflated),
 ) -> Result<usize, Vec<String>> {
+    use sha2::Digest;
     let entries = central_directory(bytes, limits)?;
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| vec![format!("not a readable zip: {e}")])?;
@@ -176,8 +313,21 @@ pub fn for_each_entry(
             entries.len()
         )]);
     }
+    let mut inflated: u64 = 0;
+    let mut held: u64 = 0;
+    let mut buf = vec![0u8; 1 << 16];
     for (i, raw) in entries.iter().enumerate() {
         let shown = crate::format::excerpt(&raw.name, 200);
+        let kept = keep(raw);
+        if kept {
+            held = held.saturating_add(raw.size);
+            if held > limits.max_held_bytes {
+                return Err(vec![format!(
+                    "entry {shown:?}: the entries to be checked in memory pass {} bytes together; not read",
+                    limits.max_held_bytes
+                )]);
+            }
+        }
         let mut file = archive
             .by_index(i)
             .map_err(|e| vec![format!("entry {shown:?}: {e}")])?;
@@ -186,26 +336,51 @@ pub fn for_each_entry(
                 "entry {shown:?}: the local header disagrees with the central directory"
             )]);
         }
+        // What this entry may still inflate to: its declared size, and what the total leaves.
+        let room = raw
+            .size
+            .min(limits.max_total_bytes.saturating_sub(inflated));
+        let mut reader = (&mut file).take(room + 1);
+        let mut hasher = sha2::Sha256::new();
         // Grows as the data arrives; never sized by a declared number beyond a small start.
-        let mut data = Vec::with_capacity(raw.size.min(1 << 20) as usize);
-        (&mut file)
-            .take(raw.size + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| vec![format!("entry {shown:?}: cannot inflate: {e}")])?;
-        if data.len() as u64 != raw.size {
+        let mut data = kept.then(|| Vec::with_capacity(raw.size.min(1 << 20) as usize));
+        let mut n_read: u64 = 0;
+        loop {
+            let n = reader
+                .read(&mut buf)
+                .map_err(|e| vec![format!("entry {shown:?}: cannot inflate: {e}")])?;
+            if n == 0 {
+                break;
+            }
+            n_read += n as u64;
+            hasher.update(&buf[..n]);
+            if let Some(d) = data.as_mut() {
+                d.extend_from_slice(&buf[..n]);
+            }
+        }
+        inflated = inflated.saturating_add(n_read);
+        if n_read > room && room < raw.size {
+            return Err(vec![format!(
+                "entry {shown:?}: the entries inflate to more than {} bytes together",
+                limits.max_total_bytes
+            )]);
+        }
+        if n_read != raw.size {
             return Err(vec![format!(
                 "entry {shown:?}: inflates to {}{} bytes, but declares {}",
-                if data.len() as u64 > raw.size {
-                    "more than "
-                } else {
-                    ""
-                },
-                data.len().min(raw.size as usize),
+                if n_read > raw.size { "more than " } else { "" },
+                n_read.min(raw.size),
                 raw.size
             )]);
         }
         drop(file);
-        visit(raw, data);
+        visit(
+            raw,
+            Inflated {
+                sha256: crate::inputs::HexDigest::of_digest(&hasher.finalize()),
+                bytes: data,
+            },
+        );
     }
     Ok(entries.len())
 }
@@ -274,9 +449,18 @@ pub fn read_entry(
 /// Every entry of a bundle with its bytes, read as [`for_each_entry`] reads them.
 pub fn read_all(bytes: &[u8]) -> Result<std::collections::BTreeMap<String, Vec<u8>>, Vec<String>> {
     let mut out = std::collections::BTreeMap::new();
-    for_each_entry(bytes, &BUNDLE_LIMITS, |e, d| {
-        out.insert(e.name.clone(), d);
-    })?;
+    let limits = Limits {
+        max_held_bytes: BUNDLE_LIMITS.max_total_bytes,
+        ..BUNDLE_LIMITS
+    };
+    for_each_entry(
+        bytes,
+        &limits,
+        |_| true,
+        |e, d| {
+            out.insert(e.name.clone(), d.bytes.unwrap_or_default());
+        },
+    )?;
     Ok(out)
 }
 
@@ -408,7 +592,13 @@ mod tests {
     fn a_clean_archive_is_read_whole() {
         let z = zip_of(&[("a.txt", b"alpha"), ("b/c.txt", b"")]);
         let mut seen = Vec::new();
-        let n = for_each_entry(&z, &BUNDLE_LIMITS, |e, d| seen.push((e.name.clone(), d))).unwrap();
+        let n = for_each_entry(
+            &z,
+            &BUNDLE_LIMITS,
+            |_| true,
+            |e, d| seen.push((e.name.clone(), d.bytes.unwrap())),
+        )
+        .unwrap();
         assert_eq!(n, 2);
         assert_eq!(seen[0], ("a.txt".to_string(), b"alpha".to_vec()));
     }
@@ -446,7 +636,7 @@ mod tests {
             problems[0].contains("declares 4294967294 bytes"),
             "{problems:?}"
         );
-        assert!(for_each_entry(&z, &BUNDLE_LIMITS, |_, _| {}).is_err());
+        assert!(for_each_entry(&z, &BUNDLE_LIMITS, |_| false, |_, _| {}).is_err());
     }
 
     #[test]
@@ -460,7 +650,7 @@ mod tests {
             .unwrap();
         z[cd + 24..cd + 28].copy_from_slice(&10u32.to_le_bytes());
         z[22..26].copy_from_slice(&10u32.to_le_bytes());
-        let err = for_each_entry(&z, &BUNDLE_LIMITS, |_, _| {}).unwrap_err();
+        let err = for_each_entry(&z, &BUNDLE_LIMITS, |_| false, |_, _| {}).unwrap_err();
         assert!(err[0].contains("big.txt"), "{err:?}");
     }
 

@@ -167,10 +167,18 @@ impl ArticleConfig {
                 ("model", &h.model),
             ]
             .into_iter()
-            .map(move |(n, v)| (format!("highlight {:?} {n}", h.id), v.as_str()))
+            .map(move |(n, v)| {
+                (
+                    format!("highlight {} {n}", crate::format::quoted(&h.id, 40)),
+                    v.as_str(),
+                )
+            })
         }))
     }
 
+    /// Reads the settings file `text`; `file` names it in errors. Every setting is a non-empty
+    /// text of at most [`MAX_SETTING_CHARS`] characters ([`MAX_DESCRIPTION_CHARS`] for the
+    /// description) without control, bidirectional or invisible characters.
     pub fn parse(file: &str, text: &str) -> Result<Self> {
         let err = |message: String| Error::Config {
             file: file.to_string(),
@@ -182,6 +190,30 @@ impl ArticleConfig {
             .find(|(_, v)| v.chars().any(char::is_control))
         {
             return Err(err(format!("{name} holds a control character")));
+        }
+        if let Some((name, c)) = config.strings().find_map(|(name, v)| {
+            v.chars()
+                .find(|&c| crate::format::is_invisible(c))
+                .map(|c| (name, c))
+        }) {
+            return Err(err(format!(
+                "{name} holds U+{:04X}, an invisible or bidirectional control character, which would make the page show something other than its text; remove it",
+                c as u32
+            )));
+        }
+        if let Some((name, chars)) = config.strings().find_map(|(name, v)| {
+            let chars = v.chars().count();
+            let max = if name == "description" {
+                MAX_DESCRIPTION_CHARS
+            } else {
+                MAX_SETTING_CHARS
+            };
+            (chars > max).then_some((name, (chars, max)))
+        }) {
+            return Err(err(format!(
+                "{name} is {} characters long; at most {} are accepted",
+                chars.0, chars.1
+            )));
         }
         if let Some((name, _)) = config.strings().find(|(_, v)| v.trim().is_empty()) {
             return Err(err(format!("{name} is empty; every setting needs a value")));
@@ -227,14 +259,19 @@ impl ArticleConfig {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
             if !well_formed || !ids.insert(h.id.as_str()) {
                 return Err(err(format!(
-                    "highlight id {:?} must be unique and made of a-z, 0-9 and _",
-                    h.id
+                    "highlight id {} must be unique and made of a-z, 0-9 and _",
+                    crate::format::quoted(&h.id, 40)
                 )));
             }
         }
         Ok(config)
     }
 }
+
+/// The most characters a setting may hold (a title, a name, a URL).
+pub const MAX_SETTING_CHARS: usize = 300;
+/// The most characters the description may hold.
+pub const MAX_DESCRIPTION_CHARS: usize = 1000;
 
 /// The rounds a text names, written as MLPerf writes them: `v` and two dotted numbers (`v6.1`).
 fn rounds_named(text: &str) -> Vec<String> {

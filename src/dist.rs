@@ -23,11 +23,17 @@ pub type DistPath = String;
 
 /// Name of the marker file a build writes first into every output folder it makes.
 pub const MARKER: &str = ".scenario-ratios-output";
+
+/// The marker's next text while it is put in place (written, then renamed over the marker).
+const MARKER_NEXT: &str = ".scenario-ratios-output.next";
 const MARKER_TEXT: &str =
     "This folder is written by scenario-ratios; the next build replaces it whole, unless\n\
 something not listed here was added to it (then the build refuses, naming it).\n";
-/// The line of the marker after which the files the build wrote are listed, one per line.
+/// The line of the marker after which the files the build wrote are listed, one per line. A
+/// marker without it (an empty file, say) is not this tool's: the folder is someone else's.
 const MARKER_LISTING: &str = "Files written:";
+/// The start of the marker's line naming the build that wrote the folder ([`Identity`]).
+const MARKER_BUILD: &str = "Written by:";
 
 /// The files of one build, sorted by path, each with its SHA-256 (computed once, when added:
 /// the downloads table and SHA256SUMS both use it).
@@ -90,18 +96,36 @@ impl Dist {
     /// Writes every file into a fresh temporary folder beside `out`, runs `check` on it, and only
     /// then puts it in place of `out`. Holds `out`'s lock throughout.
     pub fn publish(&self, out: &OutputDir, check: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
-        let _lock = out.lock()?;
-        out.recover()?;
+        let mut lock = out.lock()?;
+        out.recover(&mut lock)?;
         // The folder may have changed since the first check (another build, a user): check again
         // under the lock, before anything is replaced.
         OutputDir::guard(&out.given, &out.root)?;
+        let identity = Identity::new();
         let tmp = out.sibling(Sibling::New, std::process::id());
-        let result = self
-            .write_into(&tmp)
+        let name = out.sibling_name(&tmp);
+        // Journalled before it exists, and again once this build made it: only a folder the
+        // journal says this build made, or that holds a journalled token, is ever taken for a
+        // leftover of this build.
+        let mut journal = Journal::default();
+        journal.add(Sibling::New, &name, &identity.token);
+        let result = journal
+            .write(&mut lock)
+            .and_then(|()| fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e)))
+            .and_then(|()| {
+                journal.add(Sibling::Made, &name, &identity.token);
+                journal.write(&mut lock)
+            })
+            .and_then(|()| self.write_into(&tmp, &identity))
             .and_then(|()| check(&tmp))
-            .and_then(|()| out.swap_in(&tmp));
-        if result.is_err() && tmp.exists() {
+            .and_then(|()| out.swap_in(&tmp, &mut lock, &mut journal))
+            .and_then(|()| self.settle_marker(&out.path()));
+        if result.is_err() && journal.made(&name) && tmp.exists() {
             let _ = fs::remove_dir_all(&tmp);
+        }
+        // Emptied once nothing it names is left; else the next build finishes the work.
+        if journal.settled(&out.parent) {
+            let _ = Journal::default().write(&mut lock);
         }
         result
     }
@@ -133,15 +157,21 @@ impl Dist {
         Ok(())
     }
 
-    /// Creates `dir` (which must not exist), writes the marker first, then every file.
-    fn write_into(&self, dir: &Path) -> Result<()> {
-        fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
+    /// Once the new output is in place, its marker no longer needs the build's identity (which
+    /// told a half-written folder apart from a user's copy): it is replaced, by a rename, with
+    /// the listing alone, so two builds leave byte-identical folders, marker included.
+    fn settle_marker(&self, dir: &Path) -> Result<()> {
+        let next = dir.join(MARKER_NEXT);
+        let text = marker_text(None, self.files.keys().map(String::as_str));
+        fs::write(&next, text).map_err(|e| Error::io(&next, e))?;
         let marker = dir.join(MARKER);
-        let mut text = format!("{MARKER_TEXT}{MARKER_LISTING}\n");
-        for path in self.files.keys() {
-            text.push_str(path);
-            text.push('\n');
-        }
+        fs::rename(&next, &marker).map_err(|e| Error::io(&marker, e))
+    }
+
+    /// Writes into the new, empty folder `dir` the marker first, then every file.
+    fn write_into(&self, dir: &Path, identity: &Identity) -> Result<()> {
+        let marker = dir.join(MARKER);
+        let text = marker_text(Some(identity), self.files.keys().map(String::as_str));
         fs::write(&marker, text).map_err(|e| Error::io(&marker, e))?;
         for (path, (bytes, _)) in &self.files {
             let target = dir.join(path);
@@ -153,6 +183,149 @@ impl Dist {
         Ok(())
     }
 }
+
+/// The text of the marker of a folder holding `files`, written by the build `identity`.
+pub fn marker_text<'a>(
+    identity: Option<&Identity>,
+    files: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let mut text = MARKER_TEXT.to_string();
+    if let Some(id) = identity {
+        text.push_str(&format!("{MARKER_BUILD} {}\n", id.line()));
+    }
+    text.push_str(MARKER_LISTING);
+    text.push('\n');
+    for path in files {
+        text.push_str(path);
+        text.push('\n');
+    }
+    text
+}
+
+/// Who wrote an output folder: the process, when it started, and a random token. A copy a user
+/// makes of the folder carries the same marker, so the identity alone proves nothing; a leftover
+/// is this tool's only when the lock file's journal names its folder with its token, which
+/// the build writes before it makes the folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pid: u32,
+    started: std::time::Duration,
+    token: String,
+}
+
+impl Identity {
+    fn new() -> Identity {
+        use std::hash::{BuildHasher, Hasher};
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let pid = std::process::id();
+        // Two 64-bit words from hashers keyed by the operating system's randomness.
+        let token: String = (0..2u8)
+            .map(|i| {
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u8(i);
+                h.write_u32(pid);
+                h.write_u128(started.as_nanos());
+                format!("{:016x}", h.finish())
+            })
+            .collect();
+        Identity {
+            pid,
+            started,
+            token,
+        }
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "process {}, started {}.{:09}, token {}",
+            self.pid,
+            self.started.as_secs(),
+            self.started.subsec_nanos(),
+            self.token
+        )
+    }
+}
+
+/// The token of the build that wrote `dir`, read from its marker.
+fn marker_token(dir: &Path) -> Option<String> {
+    const MAX_MARKER: u64 = 1 << 20;
+    let text = crate::fetch::read_text_if_readable(&dir.join(MARKER), MAX_MARKER)?;
+    let (head, _) = text.split_once(&format!("\n{MARKER_LISTING}\n"))?;
+    let line = head.lines().find_map(|l| l.strip_prefix(MARKER_BUILD))?;
+    let token = line.rsplit_once(", token ")?.1.trim();
+    (token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit())).then(|| token.to_string())
+}
+
+/// The folders a build is about to make beside the output folder, written into its lock file
+/// before each is made: `<kind> <name> <token>` a line, the token being that of the marker the
+/// folder holds. The next build (under the same lock, so the writer is gone) removes or puts
+/// back only the folders its journal names and that hold the token named; every other folder,
+/// however it is named, is left alone. A finished build empties the journal.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Journal(Vec<(Sibling, String, String)>);
+
+impl Journal {
+    fn add(&mut self, kind: Sibling, name: &str, token: &str) {
+        self.0.push((kind, name.to_string(), token.to_string()));
+    }
+
+    /// True when the journal says this build made the folder `name` itself.
+    fn made(&self, name: &str) -> bool {
+        self.0
+            .iter()
+            .any(|(k, n, _)| *k == Sibling::Made && n == name)
+    }
+
+    /// True when no folder the journal names is left beside the output (in `parent`).
+    fn settled(&self, parent: &Path) -> bool {
+        self.0
+            .iter()
+            .all(|(_, n, _)| fs::symlink_metadata(parent.join(n)).is_err())
+    }
+
+    /// Writes the journal into the lock file. A journal only grows during a build, so the new
+    /// text is written over the old from the start and the file then cut to it: a build killed
+    /// in between leaves the new text whole (emptying it is one cut).
+    fn write(&self, lock: &mut fs::File) -> Result<()> {
+        use std::io::{Seek, Write};
+        let text: String = self
+            .0
+            .iter()
+            .map(|(k, n, t)| format!("{} {n} {t}\n", k.as_str()))
+            .collect();
+        let io = |e| Error::io(LOCK_NAME_HINT, e);
+        lock.rewind().map_err(io)?;
+        lock.write_all(text.as_bytes()).map_err(io)?;
+        lock.set_len(text.len() as u64).map_err(io)?;
+        lock.sync_data().map_err(io)
+    }
+
+    fn read(lock: &mut fs::File) -> Journal {
+        use std::io::{Read, Seek};
+        let mut text = String::new();
+        if lock.rewind().is_err() || (&*lock).take(1 << 16).read_to_string(&mut text).is_err() {
+            return Journal::default();
+        }
+        Journal(
+            text.lines()
+                .filter_map(|l| {
+                    let mut parts = l.splitn(3, ' ');
+                    let kind = Sibling::parse(parts.next()?)?;
+                    let name = parts.next()?;
+                    let token = parts.next()?;
+                    // A name is one plain path component: never a path leading elsewhere.
+                    (!name.is_empty() && !name.contains('/') && name != "." && name != "..")
+                        .then(|| (kind, name.to_string(), token.to_string()))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// How a journal error names the lock file (its full path is in the lock's own errors).
+const LOCK_NAME_HINT: &str = "the output's lock file";
 
 /// True when the file at `path` holds exactly `expected`, read back in pieces (no second copy
 /// of a large file in memory).
@@ -212,6 +385,9 @@ pub struct OutputDir {
 enum Sibling {
     New,
     Old,
+    /// In the journal only: the new folder, once this build made it (so it is this build's,
+    /// whatever it holds by the time the build dies).
+    Made,
 }
 
 impl Sibling {
@@ -219,11 +395,12 @@ impl Sibling {
         match self {
             Sibling::New => "tmp",
             Sibling::Old => "old",
+            Sibling::Made => "made",
         }
     }
 
     fn parse(kind: &str) -> Option<Sibling> {
-        [Sibling::New, Sibling::Old]
+        [Sibling::New, Sibling::Old, Sibling::Made]
             .into_iter()
             .find(|s| s.as_str() == kind)
     }
@@ -251,9 +428,15 @@ impl OutputDir {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .ok_or_else(|| refuse("has no folder name".into()))?;
+        if name.len() > MAX_NAME_BYTES {
+            return Err(refuse(format!(
+                "its name is {} bytes long; at most {MAX_NAME_BYTES} are accepted, since the build keeps a lock file .<name>.lock and a folder <name>.tmp-<number> beside it, and a file system takes names of at most 255 bytes (give a shorter --out)",
+                name.len()
+            )));
+        }
         if !parent.is_dir() {
             return Err(Error::invalid(
-                parent.display().to_string(),
+                crate::format::path(&parent),
                 "is not an existing folder; cannot write the output inside it",
             ));
         }
@@ -283,6 +466,11 @@ impl OutputDir {
             }
             if target.parent().is_none() || target == Path::new("/") {
                 return Err(refuse("is the root folder; refusing to replace it".into()));
+            }
+            if is_mount_point(&target, &parent) {
+                return Err(refuse(
+                    "is a mount point; the build replaces its output folder whole, by renaming, which a mount point does not allow (give a folder inside it, such as its subfolder dist, as --out)".into(),
+                ));
             }
             if home.as_deref() == Some(target.as_path()) {
                 return Err(refuse("is your home folder; refusing to replace it".into()));
@@ -327,6 +515,11 @@ impl OutputDir {
             }
         }
         if meta.is_some() && !ours && !is_empty_dir(&target) && !is_earlier_output(&target) {
+            if has_marker(&target, MARKER) {
+                return Err(refuse(format!(
+                    "holds a {MARKER} that does not list the files written, as every build's does, so scenario-ratios did not write this folder; refusing to replace it (give another --out, or move the folder away yourself)"
+                )));
+            }
             return Err(refuse(format!(
                 "is a folder that scenario-ratios did not write (no {MARKER} inside) and is not empty; refusing to replace it (give another --out, or move the folder away yourself)"
             )));
@@ -349,23 +542,25 @@ impl OutputDir {
             .join(format!("{}.{}-{pid}", self.name, kind.as_str()))
     }
 
+    /// The name of a sibling folder `path` (beside the output folder), for the journal.
+    fn sibling_name(&self, path: &Path) -> String {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
     /// Takes the lock of this output folder (`.<name>.lock` beside it), waiting for another build
     /// that holds it.
     fn lock(&self) -> Result<fs::File> {
         let path = self.parent.join(format!(".{}.lock", self.name));
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
+        let file = open_lock(&path)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
                 eprintln!(
                     "note: waiting for another build of {} to finish (lock {})",
-                    self.given.display(),
-                    path.display()
+                    crate::format::path(&self.given),
+                    crate::format::path(&path)
                 );
                 file.lock().map_err(|e| Error::io(&path, e))?;
             }
@@ -375,74 +570,88 @@ impl OutputDir {
     }
 
     /// Repairs what an interrupted build left beside the output folder. Runs under the lock, so
-    /// every leftover belongs to a build that is gone: an `<name>.old-<pid>` folder is put back
-    /// when the output folder is missing, and every other leftover this tool wrote is removed.
-    fn recover(&self) -> Result<()> {
+    /// the build that wrote the lock file's journal is gone: each folder the journal names and
+    /// that holds the journalled token is that build's. The previous output it had put aside
+    /// (`<name>.old-<pid>`) is put back when the output folder is missing; every other such
+    /// folder is removed. Nothing else is touched, whatever its name: a user's `dist.old-1`
+    /// or a copy holding a marker is theirs.
+    fn recover(&self, lock: &mut fs::File) -> Result<()> {
+        let journal = Journal::read(lock);
+        if journal.0.is_empty() {
+            return Ok(());
+        }
         let out = self.path();
-        let entries = fs::read_dir(&self.parent).map_err(|e| Error::io(&self.parent, e))?;
-        let mut old = Vec::new();
-        let mut stale = Vec::new();
-        for entry in entries.flatten() {
-            let file_name = entry.file_name().to_string_lossy().into_owned();
-            let Some(rest) = file_name.strip_prefix(&format!("{}.", self.name)) else {
-                continue;
+        let ours = |name: &str, token: &str| {
+            let path = self.parent.join(name);
+            let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+            let held = marker_token(&path);
+            // `-` stands for a previous output whose marker names no build (an earlier version's).
+            let matches = match token {
+                "-" => held.is_none() && is_ours(&path),
+                t => held.as_deref() == Some(t),
             };
-            let Some(kind) = rest
-                .split_once('-')
-                .filter(|(_, pid)| pid.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|(k, _)| Sibling::parse(k))
-            else {
-                continue;
+            (is_dir && matches).then_some(path)
+        };
+        let mut found: Vec<(Sibling, PathBuf)> = Vec::new();
+        for (kind, name, token) in &journal.0 {
+            let made = *kind == Sibling::Made && {
+                let path = self.parent.join(name);
+                fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
             };
-            let path = entry.path();
-            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            if kind == Sibling::Old && is_ours(&path) {
-                old.push(path);
+            if made {
+                let path = self.parent.join(name);
+                if !found.iter().any(|(_, p)| p == &path) {
+                    found.push((Sibling::New, path));
+                }
+            } else if let Some(path) = ours(name, token) {
+                if !found.iter().any(|(_, p)| p == &path) {
+                    found.push((*kind, path));
+                }
             } else {
-                stale.push(path);
+                // A journalled folder the build made but had not yet marked holds nothing:
+                // removing an empty folder loses nothing, whoever made it.
+                let path = self.parent.join(name);
+                if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) && is_empty_dir(&path) {
+                    let _ = fs::remove_dir(&path);
+                }
             }
         }
-        old.sort();
         if !out.exists() {
-            if let Some(previous) = old.pop() {
+            if let Some(i) = found.iter().position(|(k, _)| *k == Sibling::Old) {
+                let (_, previous) = found.remove(i);
                 fs::rename(&previous, &out).map_err(|e| Error::io(&previous, e))?;
                 eprintln!(
                     "note: restored the previous output {} from {} (an earlier build was interrupted)",
-                    self.given.display(),
-                    previous.display()
+                    crate::format::path(&self.given),
+                    crate::format::path(&previous)
                 );
             }
         }
-        for path in old.into_iter().chain(stale) {
-            if is_ours(&path) {
-                fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
-            } else if is_empty_dir(&path) {
-                fs::remove_dir(&path).map_err(|e| Error::io(&path, e))?;
-            } else {
-                eprintln!(
-                    "warning: {}: looks like a leftover output folder but has no {MARKER}; left as it is",
-                    path.display()
-                );
-            }
+        for (_, path) in found {
+            fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
         }
-        Ok(())
+        Journal::default().write(lock)
     }
 
     /// Puts the complete folder `tmp` in place of the output folder. On Linux the two are
     /// exchanged in one step; elsewhere (or where the file system cannot exchange) the previous
     /// folder is first renamed aside, and [`OutputDir::recover`] puts it back if the process dies
-    /// in between.
-    fn swap_in(&self, tmp: &Path) -> Result<()> {
+    /// in between. Each folder that will hold the previous output is journalled first, with the
+    /// previous output's token.
+    fn swap_in(&self, tmp: &Path, lock: &mut fs::File, journal: &mut Journal) -> Result<()> {
         let out = self.path();
         if !out.exists() {
             return fs::rename(tmp, &out).map_err(|e| Error::io(&out, e));
         }
+        let previous = marker_token(&out).unwrap_or_else(|| "-".into());
+        journal.add(Sibling::New, &self.sibling_name(tmp), &previous);
+        journal.write(lock)?;
         match exchange(tmp, &out) {
             Ok(()) => {}
             Err(e) if exchange_unsupported(&e) => {
                 let old = self.sibling(Sibling::Old, std::process::id());
+                journal.add(Sibling::Old, &self.sibling_name(&old), &previous);
+                journal.write(lock)?;
                 fs::rename(&out, &old).map_err(|e| Error::io(&out, e))?;
                 if let Err(e) = fs::rename(tmp, &out) {
                     let _ = fs::rename(&old, &out);
@@ -457,32 +666,86 @@ impl OutputDir {
     }
 }
 
+/// Opens (or makes) the lock file at `path` without ever blocking: a FIFO or a device put there
+/// would make a plain open wait forever, so it is opened non-blocking and without following a
+/// link, and anything but a regular file is refused in one line.
+fn open_lock(path: &Path) -> Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.create(true).truncate(false).read(true).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    }
+    let not_a_file = || {
+        Error::Refused {
+        path: path.to_path_buf(),
+        message: "is where the output's lock file goes, but it is not a regular file (a named pipe, a device, a folder or a link); remove it, and the next build makes the lock file anew".into(),
+    }
+    };
+    let file = match options.open(path) {
+        Ok(f) => f,
+        // Something is there that a regular file's open refuses (a folder, a link, a pipe with
+        // no reader): name it as what it is.
+        Err(_) if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => {
+            return Err(not_a_file())
+        }
+        Err(e) => return Err(lock_error(path, e)),
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(not_a_file());
+    }
+    Ok(file)
+}
+
+/// The line for a lock file that cannot be made: it names the folder the output goes in and
+/// the real cause, not only the lock file.
+fn lock_error(path: &Path, e: io::Error) -> Error {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let cause = match e.kind() {
+        io::ErrorKind::PermissionDenied => "you may not write in it",
+        io::ErrorKind::ReadOnlyFilesystem => "it is on a read-only file system",
+        _ => return Error::io(path, e),
+    };
+    Error::Refused {
+        path: folder.to_path_buf(),
+        message: format!(
+            "the output cannot be written in this folder: {cause} (give an --out in a folder you can write)"
+        ),
+    }
+}
+
 /// Removes the previous output after a swap; a failure only leaves a leftover that the next
 /// build removes.
 fn remove_previous(dir: &Path) -> Result<()> {
     if let Err(e) = fs::remove_dir_all(dir) {
         eprintln!(
             "warning: {}: could not remove the previous output ({e}); the next build will",
-            dir.display()
+            crate::format::path(dir)
         );
     }
     Ok(())
 }
 
-/// True when `dir` holds this tool's marker file.
+/// True when `dir` holds this tool's marker file, with its listing of the files written: a
+/// marker without it (an empty file, say) proves nothing, and the folder is someone else's.
 fn is_ours(dir: &Path) -> bool {
-    has_marker(dir, MARKER)
+    has_marker(dir, MARKER) && marker_listing(dir).is_some()
+}
+
+/// The files the marker of `dir` lists as written, when it has a listing.
+fn marker_listing(dir: &Path) -> Option<String> {
+    const MAX_MARKER: u64 = 1 << 20;
+    let text = crate::fetch::read_text_if_readable(&dir.join(MARKER), MAX_MARKER)?;
+    let (_, listing) = text.split_once(&format!("\n{MARKER_LISTING}\n"))?;
+    Some(listing.to_string())
 }
 
 /// What someone added to an output folder `dir` after the build that wrote it: every file,
 /// folder or link that its marker does not list (nor contain, for a folder), as relative paths.
 /// A marker without a listing (written by an earlier version) lists nothing and finds nothing.
 fn added_entries(dir: &Path) -> Vec<String> {
-    const MAX_MARKER: u64 = 1 << 20;
-    let Some(text) = crate::fetch::read_text_if_readable(&dir.join(MARKER), MAX_MARKER) else {
-        return Vec::new();
-    };
-    let Some((_, listing)) = text.split_once(&format!("{MARKER_LISTING}\n")) else {
+    let Some(listing) = marker_listing(dir) else {
         return Vec::new();
     };
     let written: std::collections::BTreeSet<&str> = listing.lines().collect();
@@ -497,7 +760,9 @@ fn added_entries(dir: &Path) -> Vec<String> {
             let prefix = format!("{rel}/");
             written.iter().any(|w| w.starts_with(&prefix))
         } else {
-            entry.file_type().is_file() && (rel == MARKER || written.contains(rel.as_str()))
+            // The marker's next text, left by a build stopped while settling it, is the tool's.
+            entry.file_type().is_file()
+                && (rel == MARKER || rel == MARKER_NEXT || written.contains(rel.as_str()))
         };
         if !ours {
             added.push(rel);
@@ -549,6 +814,27 @@ fn is_earlier_output(dir: &Path) -> bool {
                     b.is_some_and(|b| &crate::inputs::HexDigest::sha256(&b) == digest)
                 })
         })
+}
+
+/// The longest output folder name accepted: with `.tmp-<pid>` or `.lock` added it still fits the
+/// 255-byte names of common file systems.
+const MAX_NAME_BYTES: usize = 200;
+
+/// True when the folder `dir` is a mount point: its device differs from its parent's.
+fn is_mount_point(dir: &Path, parent: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::symlink_metadata(dir), fs::metadata(parent)) {
+            (Ok(d), Ok(p)) => d.dev() != p.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, parent);
+        false
+    }
 }
 
 fn is_empty_dir(dir: &Path) -> bool {
@@ -721,13 +1007,17 @@ mod tests {
             "{err}"
         );
         assert_eq!(fs::read(out_path.join("img/x.png")).unwrap(), b"x");
-        // A marker without a listing (an earlier version's) finds nothing added.
+        // A marker without a listing (an earlier version's, or a bare one) is not the tool's.
         fs::write(
             out_path.join(MARKER),
             "This folder is written by scenario-ratios.\n",
         )
         .unwrap();
-        assert!(added_entries(&out_path).is_empty());
+        assert!(!is_ours(&out_path));
+        assert!(OutputDir::guard(&out_path, &root)
+            .unwrap_err()
+            .to_string()
+            .contains("did not write"));
     }
 
     #[test]
@@ -788,6 +1078,15 @@ mod tests {
         assert_eq!(names, [".dist.lock", "dist", "project"]);
     }
 
+    /// Copies the folder `from` to `to` (files only), as `cp -a` would.
+    fn copy_dir(from: &Path, to: &Path) {
+        for (rel, path) in files_under(from).unwrap() {
+            let target = to.join(rel);
+            fs::create_dir_all(target.parent().unwrap()).unwrap();
+            fs::copy(path, target).unwrap();
+        }
+    }
+
     #[test]
     fn an_interrupted_swap_is_repaired_by_the_next_build() {
         let base = tempfile::tempdir().unwrap();
@@ -797,21 +1096,87 @@ mod tests {
         d.add("a.txt", b"a".to_vec()).unwrap();
         let out = OutputDir::guard(&out_path, &root).unwrap();
         d.publish(&out, |_| Ok(())).unwrap();
-        // As if a build died between its two renames: the output is aside, a partial new one too.
+        // A finished output's marker names no build: the journal writes its token as `-`.
+        assert_eq!(marker_token(&out_path), None);
+        let previous = "-";
+        // A user's backups beside it, named as leftovers are, holding the output's own marker.
+        copy_dir(&out_path, &base.path().join("dist.old-20261130"));
+        copy_dir(&out_path, &base.path().join("dist.tmp-1"));
+        // As if a build died between its two renames: the output is aside, a partial new one too,
+        // both named in the lock file's journal with their tokens.
         fs::rename(&out_path, base.path().join("dist.old-999999")).unwrap();
-        fs::create_dir(base.path().join("dist.tmp-999999")).unwrap();
-        fs::write(base.path().join("dist.tmp-999999").join(MARKER), "").unwrap();
+        let partial = base.path().join("dist.tmp-999999");
+        fs::create_dir(&partial).unwrap();
+        let id = Identity::new();
+        fs::write(partial.join(MARKER), marker_text(Some(&id), ["a.txt"])).unwrap();
+        fs::write(
+            base.path().join(".dist.lock"),
+            format!(
+                "tmp dist.tmp-999999 {}\nold dist.old-999999 {previous}\ntmp dist.tmp-1 {}\ntmp dist.tmp-888888 {}\nmade dist.tmp-777777 {}\n",
+                id.token, id.token, id.token, id.token
+            ),
+        )
+        .unwrap();
+        // A build that died between making its folder and writing the marker left it empty.
+        fs::create_dir(base.path().join("dist.tmp-888888")).unwrap();
+        // One that died while writing its marker: the journal says it made the folder.
+        let half = base.path().join("dist.tmp-777777");
+        fs::create_dir(&half).unwrap();
+        fs::write(half.join(MARKER), b"").unwrap();
+        fs::write(half.join("a.txt"), b"a").unwrap();
         // And a folder of someone else's that only looks like a leftover.
         fs::create_dir(base.path().join("dist.tmp-12")).unwrap();
         fs::write(base.path().join("dist.tmp-12/keep.txt"), b"k").unwrap();
-        out.recover().unwrap();
+        let mut lock = out.lock().unwrap();
+        out.recover(&mut lock).unwrap();
+        drop(lock);
         assert_eq!(fs::read(out_path.join("a.txt")).unwrap(), b"a");
         assert!(!base.path().join("dist.old-999999").exists());
-        assert!(!base.path().join("dist.tmp-999999").exists());
+        assert!(!partial.exists());
+        assert!(!base.path().join("dist.tmp-888888").exists());
+        assert!(!half.exists());
+        assert_eq!(fs::read(base.path().join(".dist.lock")).unwrap(), b"");
+        // The journal named dist.tmp-1, but with another token: the user's copy stays.
+        for kept in ["dist.old-20261130", "dist.tmp-1"] {
+            assert_eq!(
+                fs::read(base.path().join(kept).join("a.txt")).unwrap(),
+                b"a"
+            );
+        }
         assert_eq!(
             fs::read(base.path().join("dist.tmp-12/keep.txt")).unwrap(),
             b"k"
         );
+        // Without a journal (a finished build's), a moved-away output is not "restored".
+        fs::rename(&out_path, base.path().join("dist.old-1")).unwrap();
+        let mut lock = out.lock().unwrap();
+        out.recover(&mut lock).unwrap();
+        assert!(!out_path.exists() && base.path().join("dist.old-1/a.txt").exists());
+    }
+
+    #[test]
+    fn a_lock_path_that_is_not_a_file_is_refused_without_waiting() {
+        let base = tempfile::tempdir().unwrap();
+        let root = project(base.path());
+        let lock = base.path().join(".dist.lock");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&lock)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let out = OutputDir::guard(&base.path().join("dist"), &root).unwrap();
+        let err = Dist::new()
+            .publish(&out, |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("is where the output's lock file goes, but it is not a regular file"),
+            "{err}"
+        );
+        fs::remove_file(&lock).unwrap();
+        fs::create_dir(&lock).unwrap();
+        assert!(Dist::new().publish(&out, |_| Ok(())).is_err());
+        assert!(!base.path().join("dist").exists());
     }
 
     #[test]
@@ -839,7 +1204,14 @@ mod tests {
         assert!(OutputDir::guard(&base.path().join("new"), &root).is_ok());
         fs::create_dir(base.path().join("empty")).unwrap();
         assert!(OutputDir::guard(&base.path().join("empty"), &root).is_ok());
+        // A bare marker is no proof: without its listing the folder is someone else's.
         fs::write(base.path().join("theirs").join(MARKER), "").unwrap();
+        assert!(refused(&base.path().join("theirs")).contains("did not write"));
+        fs::write(
+            base.path().join("theirs").join(MARKER),
+            marker_text(None, ["x"]),
+        )
+        .unwrap();
         assert!(OutputDir::guard(&base.path().join("theirs"), &root).is_ok());
         // An earlier version's complete output (no marker) is recognised by its own checksums;
         // one extra or changed file and it is someone else's again.

@@ -84,14 +84,19 @@ impl Error {
 
 /// A cell on which summary.csv and summary.json disagree.
 #[derive(Debug, thiserror::Error)]
-#[error("{csv_file} vs {json_file}: row {row}, field `{field}`: CSV has {csv:?}, JSON has {json}")]
+#[error(
+    "{csv_file} vs {json_file}: row {row}, field `{field}`: CSV has {csv}, JSON has {json}{hint}"
+)]
 pub struct Disagreement {
     pub csv_file: String,
     pub json_file: String,
     pub row: String,
     pub field: String,
+    /// Each value as the line shows it: quoted, excerpted, invisible characters escaped.
     pub csv: String,
     pub json: String,
+    /// Why two values that print alike differ (empty when they do not print alike).
+    pub hint: String,
 }
 
 /// Result alias of the pipeline.

@@ -197,6 +197,11 @@ impl InputManifest {
             if !is_safe_relative(&pin.local) {
                 return Err(ctx("local must be a relative path, without `..`"));
             }
+            if pin.local.split('/').any(|part| part == CACHE_MARKER) {
+                return Err(ctx(&format!(
+                    "local must not be named {CACHE_MARKER}, the cache's own marker (storing the input there would replace it)"
+                )));
+            }
             if !locals.insert(pin.local.as_str()) {
                 return Err(ctx("local path used twice"));
             }
@@ -228,8 +233,17 @@ impl InputManifest {
                 )));
             }
         }
-        crate::calendar::parse_rfc3339_utc(&manifest.source_date)
+        let epoch = crate::calendar::parse_rfc3339_utc(&manifest.source_date)
             .map_err(|m| err(format!("source_date: {m}")))?;
+        // The bundle's entries are stamped with it: a time a zip cannot store is this file's
+        // mistake, named here (not SOURCE_DATE_EPOCH's).
+        if let Some(why) = crate::package::zip_time_problem(epoch) {
+            return Err(err(format!(
+                "source_date {} {why}; {}; write here a time a zip can store",
+                crate::format::quoted(&manifest.source_date, 40),
+                crate::package::ZIP_RANGE
+            )));
+        }
         Ok(manifest)
     }
 
@@ -412,7 +426,7 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
     fetch::remove_stale_partials(&cached);
     // A cache entry is only ever written verified, so one that fails its pin (size or hashes)
     // was changed or damaged since: drop it and acquire the input again.
-    let damaged = match read_pinned(&cached, pin) {
+    let damaged = match read_pinned(&cached, pin, Place::Cache) {
         Ok(Some(bytes)) => {
             match VerifiedInput::new(pin.clone(), bytes, Origin::Cache(cached.clone()), &cached) {
                 Ok(input) => return Ok(input),
@@ -430,12 +444,15 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
                 marker: CACHE_MARKER,
             });
         }
-        eprintln!("warning: {e}; removed the cache entry, acquiring it again");
+        eprintln!(
+            "warning: {}; removed the cache entry, acquiring it again",
+            crate::format::escaped(&e.to_string())
+        );
         fs::remove_file(&cached).map_err(|e| Error::io(&cached, e))?;
     }
     if let Some(mirror) = &opts.mirror {
         let mirrored = mirror.join(pin.mirror_path());
-        if let Some(bytes) = read_pinned(&mirrored, pin)? {
+        if let Some(bytes) = read_pinned(&mirrored, pin, Place::Mirror)? {
             let input = VerifiedInput::new(
                 pin.clone(),
                 bytes,
@@ -474,15 +491,19 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
 /// The bytes at `path` when it exists, read only after its size matched the pin and through a
 /// cap. A path that exists but is not a regular file (after following a symbolic link) is an
 /// error naming it; a missing path is `None`.
-fn read_pinned(path: &Path, pin: &PinnedInput) -> Result<Option<Vec<u8>>> {
+fn read_pinned(path: &Path, pin: &PinnedInput, place: Place) -> Result<Option<Vec<u8>>> {
     match fetch::read_expected(path, pin.size).map_err(|e| Error::io(path, e))? {
         Found::Missing => Ok(None),
         Found::Bytes(b) => Ok(Some(b)),
         Found::NotAFile => Err(Error::Acquire {
             name: pin.name.clone(),
             message: format!(
-                "{} exists but is not a regular file; remove it or point the mirror elsewhere",
-                path.display()
+                "{} exists but is not a regular file; {}",
+                crate::format::path(path),
+                match place {
+                    Place::Mirror => "remove it or point the mirror elsewhere",
+                    Place::Cache => "remove it from the cache (scenario-ratios stores only regular files there, and acquires the input again)",
+                }
             ),
         }),
         Found::WrongSize(actual) => Err(Error::Mismatch {
@@ -493,6 +514,13 @@ fn read_pinned(path: &Path, pin: &PinnedInput) -> Result<Option<Vec<u8>>> {
             actual: format!("{actual} bytes"),
         }),
     }
+}
+
+/// Where [`read_pinned`] looks: the remedy for something odd there differs.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Cache,
+    Mirror,
 }
 
 /// The pinned URL, with its scheme and host replaced by `base` when given.

@@ -141,7 +141,7 @@ impl BuildArgs {
             if self.source_date_epoch.is_none() {
                 eprintln!(
                     "note: SOURCE_DATE_EPOCH={} in the environment is ignored: the bundle's timestamp comes from data/inputs.json (source_date), or from --source-date-epoch",
-                    v.to_string_lossy()
+                    scenario_ratios::format::escaped(&v.to_string_lossy())
                 );
             }
         }
@@ -227,7 +227,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Whatever a message quotes, it stays one line and shows what it quotes.
+            eprintln!(
+                "error: {}",
+                scenario_ratios::format::escaped(&e.to_string())
+            );
             ExitCode::FAILURE
         }
     }
@@ -250,7 +254,7 @@ fn build(args: BuildArgs) -> scenario_ratios::Result<()> {
         c.pairs,
         c.unmatched,
         report.files,
-        report.out.display()
+        scenario_ratios::format::path(&report.out)
     );
     Ok(())
 }
@@ -291,7 +295,7 @@ fn verify(path: &Path) -> scenario_ratios::Result<()> {
     if report.problems.is_empty() {
         println!(
             "{}: {} items verified, no problem",
-            path.display(),
+            scenario_ratios::format::path(path),
             report.checked
         );
         return Ok(());
@@ -301,7 +305,7 @@ fn verify(path: &Path) -> scenario_ratios::Result<()> {
         return Err(scenario_ratios::Error::Verify(one.clone()));
     }
     for p in &report.problems {
-        eprintln!("error: {p}");
+        eprintln!("error: {}", scenario_ratios::format::escaped(p));
     }
     Err(scenario_ratios::Error::invalid(
         path.display().to_string(),

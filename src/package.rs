@@ -224,6 +224,9 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
             let entry = entry.map_err(|e| {
                 Error::invalid(start.display().to_string(), format!("cannot walk: {e}"))
             })?;
+            if entry.path_is_symlink() {
+                return Err(crate::project::symlink_refused(root, entry.path()));
+            }
             if !entry.file_type().is_file() {
                 continue;
             }
@@ -268,19 +271,12 @@ fn read_source(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 /// 2107-12-31 in steps of two seconds; any other value is refused rather than silently changed,
 /// so the bundle and provenance.json always state the same time.
 pub fn zip_time(epoch: i64) -> Result<DateTime> {
-    let refuse = |why: &str| {
-        Error::invalid(
-            "SOURCE_DATE_EPOCH",
-            format!("{epoch} {why}; a zip stores even seconds from 1980-01-01 to 2107-12-31 (315532800 to 4354819198)"),
-        )
-    };
+    let refuse =
+        |why: &str| Error::invalid("SOURCE_DATE_EPOCH", format!("{epoch} {why}; {ZIP_RANGE}"));
+    if let Some(why) = zip_time_problem(epoch) {
+        return Err(refuse(why));
+    }
     let (date, (hh, mm, ss)) = crate::calendar::civil_from_epoch(epoch);
-    if !(1980..=2107).contains(&date.0) {
-        return Err(refuse("is outside the zip date range"));
-    }
-    if ss % 2 != 0 {
-        return Err(refuse("is an odd number of seconds"));
-    }
     DateTime::from_date_and_time(
         date.0 as u16,
         date.1 as u8,
@@ -290,6 +286,22 @@ pub fn zip_time(epoch: i64) -> Result<DateTime> {
         ss as u8,
     )
     .map_err(|_| refuse("is outside the zip date range"))
+}
+
+/// What a zip can store, for the lines that refuse a time.
+pub const ZIP_RANGE: &str =
+    "a zip stores even seconds from 1980-01-01 to 2107-12-31 (315532800 to 4354819198)";
+
+/// Why a zip cannot store the time `epoch` (Unix seconds), if it cannot.
+pub fn zip_time_problem(epoch: i64) -> Option<&'static str> {
+    let (date, (_, _, ss)) = crate::calendar::civil_from_epoch(epoch);
+    if !(1980..=2107).contains(&date.0) {
+        return Some("is outside the zip date range");
+    }
+    if ss % 2 != 0 {
+        return Some("is an odd number of seconds");
+    }
+    None
 }
 
 /// The sha256sum-format listing of `files` (sorted by path).
@@ -324,6 +336,12 @@ pub fn parse_sums(
     if text.is_empty() {
         return Err(vec![format!("{file}: empty: it lists no file")]);
     }
+    if text.starts_with('\u{feff}') {
+        // An editor's byte-order mark, which sha256sum would read as part of the first digest.
+        return Err(vec![format!(
+            "{file}: starts with a byte-order mark (U+FEFF), which sha256sum -c cannot read; save it again without one"
+        )]);
+    }
     if !text.ends_with('\n') {
         problems.push(format!("{file}: the last line has no newline (truncated?)"));
     }
@@ -340,13 +358,16 @@ pub fn parse_sums(
         };
         if !is_safe_relative(path) {
             problems.push(at(&format!(
-                "path {:?} is not a relative, normalised path inside the folder",
-                crate::format::excerpt(path, 200)
+                "path {} is not a relative, normalised path inside the folder",
+                crate::format::quoted(path, 200)
             )));
             continue;
         }
         if !seen.insert(path) {
-            problems.push(at(&format!("{path} is listed twice")));
+            problems.push(at(&format!(
+                "{} is listed twice",
+                crate::format::quoted(path, 200)
+            )));
             continue;
         }
         listed.push((path.to_string(), digest));
@@ -700,7 +721,7 @@ mod tests {
         assert_eq!(problems.len(), 6, "{problems:?}");
         assert!(problems[0].starts_with("S: line 2: path \"../b\""));
         assert!(problems[1].starts_with("S: line 3: expected `<sha256>  <path>`"));
-        assert!(problems[4].contains("a is listed twice"));
+        assert!(problems[4].contains("\"a\" is listed twice"));
         assert!(
             parse_sums("S", &format!("{h}  a")).is_err(),
             "no final newline"

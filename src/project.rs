@@ -62,8 +62,23 @@ impl Project {
 }
 
 /// Reads a project file as UTF-8, with a size cap; errors name the file relative to the root.
+/// A project file that is a symbolic link is refused: the bundle carries regular files only, so a
+/// reader's rebuild would not find it.
 pub fn read_text(root: &Path, rel: &str) -> Result<String> {
-    read_text_file(&root.join(rel), rel)
+    let path = root.join(rel);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(symlink_refused(root, &path));
+    }
+    read_text_file(&path, rel)
+}
+
+/// The line for a symbolic link among the project's files (`path`, under `root`).
+pub fn symlink_refused(root: &Path, path: &Path) -> Error {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    Error::Config {
+        file: crate::format::path(rel),
+        message: "is a symbolic link; the reproducibility bundle carries regular files only, so a reader's rebuild would not find it (replace the link by a copy of the file or folder it points to)".into(),
+    }
 }
 
 /// Reads the project file at `path` as UTF-8, with the same cap, without a leading byte-order

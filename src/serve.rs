@@ -5,18 +5,29 @@
 //! error at the top of the page until a fix builds.
 //!
 //! The reload script and the Content-Security-Policy that allows it exist only in served pages;
-//! the published article has neither. Built only with the `serve` feature (HTTP: tiny_http; file
-//! events: notify).
+//! the published article has neither. Built only with the `serve` feature (HTTP: hyper on a
+//! one-thread tokio runtime; file events: notify).
+//!
+//! The server is bounded whatever its clients do: a request's line and headers may hold at most
+//! [`MAX_HEAD_BYTES`] and must arrive within [`HEAD_TIMEOUT`]; a connection lives at most
+//! [`CONNECTION_TIMEOUT`]; at most [`MAX_CONNECTIONS`] are served at once (more are told 503 and
+//! closed); when the process runs out of file descriptors it backs off and keeps accepting; and
+//! the watcher re-arms itself when a watched folder is replaced as a folder.
 
+use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use askama::Template;
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response};
 use notify::{RecursiveMode, Watcher};
 
-use crate::dist::Dist;
 use crate::error::{Error, Result};
 use crate::layout::OutputFile;
 use crate::pipeline::{self, BuildOptions, Timings};
@@ -24,23 +35,43 @@ use crate::project::Project;
 
 /// How long the watcher waits for a burst of file events to settle before rebuilding.
 const DEBOUNCE: Duration = Duration::from_millis(40);
+/// How often the watcher checks that each watched folder is still the one it watches.
+const REARM_CHECK: Duration = Duration::from_millis(500);
 /// How long a reload request waits for a new build before answering "no change".
 const LONG_POLL: Duration = Duration::from_secs(25);
 const RELOAD_JS: &str = include_str!("../templates/serve/reload.js");
-/// Requests answered at once, each on its own thread, counted apart for reload polls (an open
-/// page holds one for up to [`LONG_POLL`]) and for files; beyond either the server answers 503 at
-/// once instead of starting another thread, and the page's script tries again later.
+/// Requests answered at once, counted apart for reload polls (an open page holds one for up to
+/// [`LONG_POLL`]) and for files; beyond either the server answers 503 at once, and the page's
+/// script tries again later.
 const MAX_IN_FLIGHT: usize = 32;
+/// Connections served at once; a connection beyond them is answered 503 and closed.
+pub const MAX_CONNECTIONS: usize = 128;
+/// The most bytes a request's line and headers may hold (hyper's read buffer: a longer line or
+/// more headers end the connection).
+pub const MAX_HEAD_BYTES: usize = 16 << 10;
+/// The most headers a request may carry.
+const MAX_HEADERS: usize = 64;
+/// How long a client may take to send a request's line and headers.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// The longest a connection is kept, a reload poll included.
+pub const CONNECTION_TIMEOUT: Duration = Duration::from_secs(40);
+/// The longest pause after the process ran out of file descriptors, before accepting again.
+const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
-/// What is being served: the last good build, the last error, and a counter of builds.
+/// What is being served: the files of the last good build, the last error, and a counter of
+/// builds.
 #[derive(Default)]
 struct Served {
-    dist: Option<Dist>,
+    files: Option<BTreeMap<String, Bytes>>,
     error: Option<String>,
     version: u64,
 }
 
-type Shared = Arc<(Mutex<Served>, Condvar)>;
+/// The served state and the build counter that reload polls wait on.
+struct State {
+    served: Mutex<Served>,
+    version: tokio::sync::watch::Sender<u64>,
+}
 
 #[derive(Template)]
 #[template(path = "serve/error.html")]
@@ -59,6 +90,8 @@ static IN_FLIGHT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
 const WAIT_PATH: &str = "/__live/wait";
 /// The type of the server's own short answers (not found, busy, method not allowed).
 const TEXT: &str = "text/plain; charset=utf-8";
+/// The whole answer to a connection beyond [`MAX_CONNECTIONS`], written before it is closed.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nbusy\n";
 
 #[cfg(unix)]
 extern "C" fn on_interrupt(_: libc::c_int) {
@@ -82,36 +115,35 @@ fn catch_interrupt() {
 
 /// Builds once, then serves on `bind:port` until Ctrl-C.
 pub fn run(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
-    let server = tiny_http::Server::http((bind, port))
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|e| Error::invalid("serve", format!("cannot start the server: {e}")))?;
+    runtime.block_on(serve(opts, bind, port))
+}
+
+async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
+    let listener = listen(bind, port)
         .map_err(|e| Error::invalid(format!("{bind}:{port}"), format!("cannot listen: {e}")))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
+    let addr = listener
+        .local_addr()
         .map_or(format!("{bind}:{port}"), |a| a.to_string());
-    let shared: Shared = Arc::new((Mutex::new(Served::default()), Condvar::new()));
-    rebuild(opts, &shared);
+    let (version, _) = tokio::sync::watch::channel(0);
+    let state = Arc::new(State {
+        served: Mutex::new(Served::default()),
+        version,
+    });
+    rebuild(opts, &state);
 
     let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(tx)
+    let watcher = notify::recommended_watcher(tx)
         .map_err(|e| Error::invalid("serve", format!("cannot watch files: {e}")))?;
-    let watched: Vec<PathBuf> = Project::WATCHED.iter().map(|p| opts.root.join(p)).collect();
-    for path in &watched {
-        // The manifest is a file: watch its folder, and keep only its own events below.
-        let target = if path.is_file() {
-            path.parent().unwrap_or(path)
-        } else {
-            path.as_path()
-        };
-        watcher
-            .watch(target, RecursiveMode::Recursive)
-            .map_err(|e| {
-                Error::invalid(target.display().to_string(), format!("cannot watch: {e}"))
-            })?;
-    }
+    let mut folders = WatchedFolders::new(opts, watcher)?;
     {
         let opts = opts.clone();
-        let shared = shared.clone();
-        std::thread::spawn(move || watch_loop(&opts, &shared, &rx, &watched));
+        let state = state.clone();
+        std::thread::spawn(move || watch_loop(&opts, &state, &rx, &mut folders));
     }
 
     catch_interrupt();
@@ -122,81 +154,260 @@ pub fn run(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
     println!(
         "watching {} under {}",
         Project::WATCHED.join(", "),
-        opts.root.display()
+        crate::format::path(&opts.root)
     );
-    while !STOP.load(Ordering::SeqCst) {
-        match server.recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(request)) => {
-                let poll = path_and_query(request.url()).0 == WAIT_PATH;
-                let count = &IN_FLIGHT[usize::from(poll)];
-                if count.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
-                    count.fetch_sub(1, Ordering::SeqCst);
-                    reply(request, 503, TEXT, b"busy\n".to_vec());
-                    continue;
-                }
-                let shared = shared.clone();
-                std::thread::spawn(move || {
-                    respond(request, &shared);
-                    count.fetch_sub(1, Ordering::SeqCst);
-                });
-            }
-            Ok(None) => {}
-            Err(e) => eprintln!("warning: {e}"),
-        }
-    }
-    drop(watcher);
+    accept_loop(&listener, &state).await;
     println!("stopped");
     Ok(())
 }
 
-/// Rebuilds after each burst of file events under the watched paths.
+/// A listening socket on `bind:port` whose queue of connections not yet accepted holds
+/// [`BACKLOG`]: a burst of connections waits there, instead of retrying its handshake for
+/// seconds, while the server is at its limits.
+fn listen(bind: &str, port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    use std::net::ToSocketAddrs;
+    let addr = (bind, port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address"))?;
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// The kernel's queue of connections waiting to be accepted (capped by the system's somaxconn).
+const BACKLOG: u32 = 1024;
+
+/// Accepts connections until Ctrl-C, each served on its own task within the bounds above.
+async fn accept_loop(listener: &tokio::net::TcpListener, state: &Arc<State>) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut backoff = Duration::from_millis(10);
+    let mut exhausted = false;
+    while !STOP.load(Ordering::SeqCst) {
+        let accepted =
+            match tokio::time::timeout(Duration::from_millis(200), listener.accept()).await {
+                Err(_) => continue,
+                Ok(a) => a,
+            };
+        let stream = match accepted {
+            Ok((stream, _)) => {
+                backoff = Duration::from_millis(10);
+                exhausted = false;
+                stream
+            }
+            // Out of file descriptors or memory: the connection waits in the kernel's queue;
+            // pause, then try again (said once per shortage).
+            Err(e) if out_of_resources(&e) => {
+                if !exhausted {
+                    eprintln!(
+                        "warning: cannot accept a connection ({e}); waiting for some to close"
+                    );
+                    exhausted = true;
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            let _ = stream.try_write(BUSY);
+            continue;
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let service = hyper::service::service_fn(move |request| {
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(respond(request, &state).await) }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .max_buf_size(MAX_HEAD_BYTES)
+                .max_headers(MAX_HEADERS)
+                .title_case_headers(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(CONNECTION_TIMEOUT, connection).await;
+        });
+    }
+}
+
+/// True for an accept error that means the process or system is out of descriptors or memory,
+/// which passes as connections close.
+fn out_of_resources(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    if matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    ) {
+        return true;
+    }
+    e.kind() == std::io::ErrorKind::OutOfMemory
+}
+
+/// The folders the watcher watches, each with the identity (device and inode) it had when it was
+/// armed: a folder replaced as a folder (`rm -rf content; cp -r backup content`, a branch
+/// switch) is a new one, which the watcher must be armed on again.
+struct WatchedFolders {
+    watcher: notify::RecommendedWatcher,
+    /// The paths whose events count (the manifest is a file, watched through its folder).
+    paths: Vec<PathBuf>,
+    folders: Vec<(PathBuf, Option<(u64, u64)>)>,
+}
+
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_dir().then_some((0, 0))
+    }
+}
+
+impl WatchedFolders {
+    fn new(opts: &BuildOptions, mut watcher: notify::RecommendedWatcher) -> Result<Self> {
+        let paths: Vec<PathBuf> = Project::WATCHED.iter().map(|p| opts.root.join(p)).collect();
+        let mut folders = Vec::new();
+        for path in &paths {
+            let folder = if path.is_file() {
+                path.parent().unwrap_or(path).to_path_buf()
+            } else {
+                path.clone()
+            };
+            watcher
+                .watch(&folder, RecursiveMode::Recursive)
+                .map_err(|e| {
+                    Error::invalid(crate::format::path(&folder), format!("cannot watch: {e}"))
+                })?;
+            let id = identity(&folder);
+            folders.push((folder, id));
+        }
+        // The root itself, not its subfolders: a watched folder made anew shows here first.
+        let _ = watcher.watch(&opts.root, RecursiveMode::NonRecursive);
+        Ok(WatchedFolders {
+            watcher,
+            paths,
+            folders,
+        })
+    }
+
+    /// Arms the watcher again on every watched folder that is not the one it was armed on (its
+    /// device and inode changed, or it came or went), and on every folder in `replaced`, which
+    /// the events showed made anew (a new folder may get the old one's inode number); true when
+    /// one was.
+    fn rearm(&mut self, replaced: &[PathBuf]) -> bool {
+        let mut changed = false;
+        for (folder, armed) in &mut self.folders {
+            let now = identity(folder);
+            if now == *armed && !replaced.contains(folder) {
+                continue;
+            }
+            changed = true;
+            let _ = self.watcher.unwatch(folder);
+            if now.is_some()
+                && self
+                    .watcher
+                    .watch(folder, RecursiveMode::Recursive)
+                    .is_err()
+            {
+                // Not armed: try again at the next check.
+                *armed = None;
+                continue;
+            }
+            *armed = now;
+        }
+        changed
+    }
+
+    /// Whether `event` concerns a watched path (its reading aside), and which watched folders it
+    /// shows made or removed as a whole.
+    fn classify(&self, event: &notify::Event, replaced: &mut Vec<PathBuf>) -> bool {
+        if matches!(event.kind, notify::EventKind::Access(_)) {
+            return false;
+        }
+        if matches!(
+            event.kind,
+            notify::EventKind::Create(_) | notify::EventKind::Remove(_)
+        ) {
+            for (folder, _) in &self.folders {
+                if event.paths.iter().any(|p| p == folder) && !replaced.contains(folder) {
+                    replaced.push(folder.clone());
+                }
+            }
+        }
+        event
+            .paths
+            .iter()
+            .any(|p| self.paths.iter().any(|w| p.starts_with(w)))
+    }
+}
+
+/// Rebuilds after each burst of file events under the watched paths, and after a watched folder
+/// was replaced (the watcher armed on it again).
 fn watch_loop(
     opts: &BuildOptions,
-    shared: &Shared,
+    state: &State,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
-    watched: &[PathBuf],
+    folders: &mut WatchedFolders,
 ) {
-    let relevant = |event: &notify::Event| {
-        !matches!(event.kind, notify::EventKind::Access(_))
-            && event
-                .paths
-                .iter()
-                .any(|p| watched.iter().any(|w| p.starts_with(w)))
-    };
-    while let Ok(first) = rx.recv() {
-        if !first.as_ref().is_ok_and(relevant) {
-            continue;
+    loop {
+        let mut replaced = Vec::new();
+        let relevant = match rx.recv_timeout(REARM_CHECK) {
+            Ok(first) => {
+                let mut relevant = first.is_ok_and(|e| folders.classify(&e, &mut replaced));
+                // Editors save in several steps; wait until the events stop.
+                while let Ok(next) = rx.recv_timeout(DEBOUNCE) {
+                    relevant |= next.is_ok_and(|e| folders.classify(&e, &mut replaced));
+                }
+                relevant
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        let rearmed = folders.rearm(&replaced);
+        if relevant || rearmed {
+            rebuild(opts, state);
         }
-        // Editors save in several steps; wait until the events stop.
-        while rx.recv_timeout(DEBOUNCE).is_ok() {}
-        rebuild(opts, shared);
     }
 }
 
 /// Builds in memory and publishes the result (or the error) to the server.
-fn rebuild(opts: &BuildOptions, shared: &Shared) {
+fn rebuild(opts: &BuildOptions, state: &State) {
     let started = Instant::now();
     let result = pipeline::build_in_memory(opts, &mut Timings::new());
-    let (lock, changed) = &**shared;
-    let mut served = lock.lock().unwrap_or_else(|p| p.into_inner());
+    let mut served = state.served.lock().unwrap_or_else(|p| p.into_inner());
     match result {
         Ok(built) => {
             eprintln!("built in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
-            served.dist = Some(built.dist);
+            // Each file once, shared by every answer that sends it.
+            served.files = Some(
+                built
+                    .dist
+                    .files()
+                    .map(|(p, b)| (p.to_string(), Bytes::copy_from_slice(b)))
+                    .collect(),
+            );
             served.error = None;
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            served.error = Some(e.to_string());
+            let line = crate::format::escaped(&e.to_string());
+            eprintln!("error: {line}");
+            served.error = Some(line);
         }
     }
     served.version += 1;
-    changed.notify_all();
-}
-
-/// A request's target split at its `?`: the path, and the query (empty when there is none).
-fn path_and_query(url: &str) -> (&str, &str) {
-    url.split_once('?').unwrap_or((url, ""))
+    state.version.send_replace(served.version);
 }
 
 fn content_type(path: &str) -> &'static str {
@@ -228,32 +439,55 @@ pub fn served_page(html: &str, version: u64, error: Option<&str>) -> String {
     page.replacen("</body>", &script, 1)
 }
 
-fn respond(request: tiny_http::Request, shared: &Shared) {
-    if !matches!(
-        request.method(),
-        tiny_http::Method::Get | tiny_http::Method::Head
-    ) {
-        let body = b"only GET and HEAD are served\n".to_vec();
-        return reply(request, 405, TEXT, body);
+/// Counts one request of a kind (files or polls) for as long as it is answered.
+struct InFlight(&'static AtomicUsize);
+
+impl InFlight {
+    fn enter(poll: bool) -> Option<InFlight> {
+        let count = &IN_FLIGHT[usize::from(poll)];
+        if count.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
+            count.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(InFlight(count))
     }
-    let url = request.url().to_string();
-    let (path, query) = path_and_query(&url);
-    let (lock, changed) = &**shared;
-    let response = match path {
-        "/__live/reload.js" => (200, "text/javascript", RELOAD_JS.as_bytes().to_vec()),
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+async fn respond(request: Request<Incoming>, state: &State) -> Response<Full<Bytes>> {
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        let body = Bytes::from_static(b"only GET and HEAD are served\n");
+        return reply(405, TEXT, body);
+    }
+    let path = request.uri().path();
+    let query = request.uri().query().unwrap_or("");
+    let poll = path == WAIT_PATH;
+    let Some(_counted) = InFlight::enter(poll) else {
+        return reply(503, TEXT, Bytes::from_static(b"busy\n"));
+    };
+    let (status, kind, body) = match path {
+        "/__live/reload.js" => (
+            200,
+            "text/javascript",
+            Bytes::from_static(RELOAD_JS.as_bytes()),
+        ),
         WAIT_PATH => {
             let seen: u64 = query
                 .strip_prefix("v=")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0);
-            let served = lock.lock().unwrap_or_else(|p| p.into_inner());
-            let (served, _) = changed
-                .wait_timeout_while(served, LONG_POLL, |s| s.version == seen)
-                .unwrap_or_else(|p| p.into_inner());
-            (200, "text/plain", served.version.to_string().into_bytes())
+            let mut builds = state.version.subscribe();
+            let _ = tokio::time::timeout(LONG_POLL, builds.wait_for(|v| *v != seen)).await;
+            let now = *builds.borrow();
+            (200, "text/plain", Bytes::from(now.to_string()))
         }
         _ => {
-            let served = lock.lock().unwrap_or_else(|p| p.into_inner());
+            let served = state.served.lock().unwrap_or_else(|p| p.into_inner());
             let rel = path.trim_start_matches('/');
             let rel = if rel.is_empty() {
                 OutputFile::Article.path()
@@ -261,43 +495,52 @@ fn respond(request: tiny_http::Request, shared: &Shared) {
                 rel
             };
             let article = rel == OutputFile::Article.path();
-            match (&served.dist, article) {
+            match (&served.files, article) {
                 (None, true) => {
                     let empty = Empty.render().unwrap_or_default();
                     let page = served_page(&empty, served.version, served.error.as_deref());
-                    (200, content_type(rel), page.into_bytes())
+                    (200, content_type(rel), Bytes::from(page))
                 }
-                (Some(dist), true) => {
-                    let html = dist
+                (Some(files), true) => {
+                    let html = files
                         .get(rel)
                         .map(|b| String::from_utf8_lossy(b).into_owned())
                         .unwrap_or_default();
                     let page = served_page(&html, served.version, served.error.as_deref());
-                    (200, content_type(rel), page.into_bytes())
+                    (200, content_type(rel), Bytes::from(page))
                 }
-                (Some(dist), false) => match dist.get(rel) {
-                    Some(bytes) => (200, content_type(rel), bytes.to_vec()),
-                    None => (404, TEXT, b"not found\n".to_vec()),
+                (Some(files), false) => match files.get(rel) {
+                    Some(bytes) => (200, content_type(rel), bytes.clone()),
+                    None => (404, TEXT, Bytes::from_static(b"not found\n")),
                 },
-                (None, false) => (404, TEXT, b"not found\n".to_vec()),
+                (None, false) => (404, TEXT, Bytes::from_static(b"not found\n")),
             }
         }
     };
-    let (status, kind, body) = response;
-    reply(request, status, kind, body);
+    reply(status, kind, body)
 }
 
-/// Answers `request`; tiny_http leaves the body out of a HEAD answer.
-fn reply(request: tiny_http::Request, status: u16, kind: &str, body: Vec<u8>) {
-    let mut r = tiny_http::Response::from_data(body).with_status_code(status);
-    let allow = (status == 405).then_some(("Allow", "GET, HEAD"));
-    let headers = [("Content-Type", kind), ("Cache-Control", "no-store")];
-    for (name, value) in headers.into_iter().chain(allow) {
-        if let Ok(h) = tiny_http::Header::from_bytes(name, value) {
-            r = r.with_header(h);
-        }
+/// An answer; hyper leaves the body out of a HEAD answer.
+fn reply(status: u16, kind: &'static str, body: Bytes) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(body));
+    *r.status_mut() =
+        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = r.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(kind),
+    );
+    headers.insert(
+        hyper::header::CACHE_CONTROL,
+        hyper::header::HeaderValue::from_static("no-store"),
+    );
+    if status == 405 {
+        headers.insert(
+            hyper::header::ALLOW,
+            hyper::header::HeaderValue::from_static("GET, HEAD"),
+        );
     }
-    let _ = request.respond(r);
+    r
 }
 
 #[cfg(test)]

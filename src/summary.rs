@@ -544,14 +544,31 @@ fn cross_check(
                 ),
             ));
         }
+        if let Some((at, c)) = text.chars().enumerate().find(|&(_, c)| is_bidi_control(c)) {
+            return Err(Error::parse(
+                names.csv,
+                format!("row {id}, field `{}`", field.name()),
+                format!(
+                    "bidirectional control U+{:04X} at character {at}; it would reorder what the article and pairs.csv show, so it is refused",
+                    c as u32
+                ),
+            ));
+        }
         *slot = agree(text, json).ok_or_else(|| {
+            let json_text = json.as_str().map(str::to_string);
             Error::Disagree(Box::new(Disagreement {
                 csv_file: names.csv.to_string(),
                 json_file: names.json.to_string(),
                 row: id.to_string(),
                 field: field.name().to_string(),
-                csv: excerpt(text, EXCERPT),
-                json: excerpt(&json.to_string(), EXCERPT),
+                csv: crate::format::quoted(text, EXCERPT),
+                json: match &json_text {
+                    Some(s) => crate::format::quoted(s, EXCERPT),
+                    None => crate::format::escaped(&excerpt(&json.to_string(), EXCERPT)),
+                },
+                hint: json_text
+                    .map(|s| invisible_difference(text, &s))
+                    .unwrap_or_default(),
             }))
         })?;
     }
@@ -575,6 +592,36 @@ fn agree(raw: &str, json: &serde_json::Value) -> Option<Typed> {
             }
         }
         Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// The bidirectional controls, which reorder how the text around them is shown.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Why two texts that differ would print alike: one Unicode normalisation apart (NFC and NFD),
+/// or an invisible character apart (a zero-width space). Empty otherwise.
+fn invisible_difference(a: &str, b: &str) -> String {
+    let nfc = |s: &str| {
+        icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
+            .normalize(s)
+            .into_owned()
+    };
+    let visible = |s: &str| -> String {
+        s.chars()
+            .filter(|&c| !crate::format::is_invisible(c))
+            .collect()
+    };
+    if a != b && nfc(a) == nfc(b) {
+        " (they differ only in Unicode normalisation, NFC against NFD: write both alike)".into()
+    } else if a != b && visible(a) == visible(b) {
+        " (they differ only in an invisible character, shown as \\u{...}: remove it)".into()
+    } else {
+        String::new()
     }
 }
 

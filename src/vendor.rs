@@ -230,7 +230,7 @@ fn crate_archive(krate: &LockedCrate, sources: &CrateSources) -> Result<Vec<u8>>
             }
             eprintln!(
                 "warning: {}: does not match the SHA-256 that Cargo.lock pins for {}; not used",
-                path.display(),
+                crate::format::path(path),
                 krate.id()
             );
         }
@@ -455,7 +455,10 @@ pub fn fragment(
     match files.read() {
         Ok(Some(f)) => return Ok(f),
         Ok(None) => {}
-        Err(why) => eprintln!("warning: {}: {why}; making it again", files.zip.display()),
+        Err(why) => eprintln!(
+            "warning: {}: {why}; making it again",
+            crate::format::path(&files.zip)
+        ),
     }
     let crates = locked_crates(lock_text)?;
     let unknown: Vec<&String> = plan

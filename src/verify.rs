@@ -25,7 +25,7 @@ use crate::package::{self, Provenance};
 
 /// Largest SHA256SUMS or bundle file `verify` reads into memory.
 const MAX_SUMS_BYTES: u64 = 1 << 20;
-const MAX_BUNDLE_BYTES: u64 = 256 << 20;
+const MAX_BUNDLE_BYTES: u64 = 128 << 20;
 
 /// The outcome of `verify`: what was checked, and one line per problem.
 #[derive(Debug, Default)]
@@ -233,12 +233,19 @@ fn verify_bundle(
     };
     let mut hashes: BTreeMap<String, HexDigest> = BTreeMap::new();
     let mut kept: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    let read = archive::for_each_entry(bytes, &BUNDLE_LIMITS, |entry, data| {
-        hashes.insert(entry.name.clone(), HexDigest::sha256(&data));
-        if keep(&entry.name) {
-            kept.insert(entry.name.clone(), data);
-        }
-    });
+    // Only the entries checked below are held in memory; every other one is hashed as it
+    // inflates.
+    let read = archive::for_each_entry(
+        bytes,
+        &BUNDLE_LIMITS,
+        |entry| keep(&entry.name),
+        |entry, inflated| {
+            hashes.insert(entry.name.clone(), inflated.sha256);
+            if let Some(data) = inflated.bytes {
+                kept.insert(entry.name.clone(), data);
+            }
+        },
+    );
     if let Err(problems) = read {
         report
             .problems

@@ -752,6 +752,282 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.tmp.join("huge.zip"), z).unwrap();
             verify("huge.zip")
         }
+        "a Result of 1e-308" => {
+            let (c, j) = result_both("1e-308", "1e-308");
+            summaries(c, j)
+        }
+        "a Result of 1e308" => {
+            let (c, j) = result_both("1e308", "1e308");
+            summaries(c, j)
+        }
+        "one name in NFC and NFD" | "a zero-width space in one file" => {
+            // The CSV writes the name one way, the JSON another that prints alike.
+            let (in_csv, in_json) = if case == "one name in NFC and NFD" {
+                ("NVIDIA DGX B300 Caf\u{e9}", "NVIDIA DGX B300 Cafe\u{301}")
+            } else {
+                ("NVIDIA DGX B300", "NVIDIA DGX\u{200b} B300")
+            };
+            summaries(
+                replace(&csv, "NVIDIA DGX B300", in_csv, 1),
+                replace(&json, "NVIDIA DGX B300", in_json, 1),
+            )
+        }
+        "a bidirectional control in a name" => summaries(
+            replace(&csv, "NVIDIA DGX B300", "NVIDIA DGX \u{202e}003B", 1),
+            replace(&json, "NVIDIA DGX B300", "NVIDIA DGX \u{202e}003B", 1),
+        ),
+        "a named pipe in the cache" => {
+            // A cache the tool made (its marker inside), where summary.csv is now a FIFO.
+            let cache = s.tmp.join("cache");
+            std::fs::create_dir_all(&cache).unwrap();
+            std::fs::write(cache.join(scenario_ratios::inputs::CACHE_MARKER), b"").unwrap();
+            let made = Command::new("mkfifo")
+                .arg(cache.join("summary.csv"))
+                .status()
+                .unwrap();
+            assert!(made.success());
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
+        "the cache marker as an input's place" | "an odd source_date" => {
+            let text = std::fs::read_to_string(s.root.join("data/inputs.json")).unwrap();
+            let changed = if case == "an odd source_date" {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let date = v["source_date"].as_str().unwrap();
+                let odd = format!("{}01Z", &date[..date.len() - 3]);
+                replace(&text, date, &odd, 1)
+            } else {
+                replace(
+                    &text,
+                    "\"local\": \"summary.csv\"",
+                    "\"local\": \".scenario-ratios-cache\"",
+                    1,
+                )
+            };
+            std::fs::write(s.tmp.join("inputs.json"), changed).unwrap();
+            let line = s.refused(|s| s.build(&["--manifest", "inputs.json"]));
+            assert!(!s.tmp.join("cache").exists(), "no cache was made");
+            line
+        }
+        "a named pipe as the lock file" => {
+            // The build used to wait forever on it: this one must answer within a minute.
+            let made = Command::new("mkfifo")
+                .arg(s.tmp.join(".dist.lock"))
+                .status()
+                .unwrap();
+            assert!(made.success());
+            s.refused(|s| {
+                let mut c = s.command();
+                c.arg("build")
+                    .arg("--root")
+                    .arg(&s.root)
+                    .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
+                    .arg(common::mirror())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                let mut child = c.spawn().unwrap();
+                let started = std::time::Instant::now();
+                while child.try_wait().unwrap().is_none() {
+                    if started.elapsed() > std::time::Duration::from_secs(60) {
+                        let _ = child.kill();
+                        panic!("the build still waits on the FIFO after a minute");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                child.wait_with_output().unwrap()
+            })
+        }
+        "a bare marker in a site's folder" => {
+            // A site's folder holding an empty marker (copied from somewhere, or made by hand).
+            let site = s.tmp.join("site");
+            std::fs::create_dir_all(site.join("img")).unwrap();
+            std::fs::write(site.join(scenario_ratios::dist::MARKER), b"").unwrap();
+            std::fs::write(site.join("index.html"), b"<p>my site</p>").unwrap();
+            std::fs::write(site.join("img/logo.png"), b"png").unwrap();
+            let before = snapshot(&site);
+            let line = s.refused(|s| s.build(&["--out", "site"]));
+            assert_eq!(snapshot(&site), before, "the site's files are kept");
+            line
+        }
+        "backups named like leftovers" => {
+            // A build writes dist/; the user copies it twice under names a build once used for
+            // its own leftovers, and moves it away under a third; the next build keeps all three.
+            s.built(&s.build(&["--mirror", common::mirror().to_str().unwrap()]));
+            let copy = |to: &str| {
+                let ok = Command::new("cp")
+                    .arg("-a")
+                    .arg(&s.out)
+                    .arg(s.tmp.join(to))
+                    .status()
+                    .unwrap();
+                assert!(ok.success());
+            };
+            copy("dist.old-20261130");
+            copy("dist.tmp-1");
+            std::fs::rename(&s.out, s.tmp.join("dist.old-1")).unwrap();
+            let kept: Vec<_> = ["dist.old-20261130", "dist.tmp-1", "dist.old-1"]
+                .iter()
+                .map(|n| (n.to_string(), snapshot(&s.tmp.join(n))))
+                .collect();
+            s.built(&s.build(&["--mirror", common::mirror().to_str().unwrap()]));
+            for (name, files) in &kept {
+                assert_eq!(
+                    &snapshot(&s.tmp.join(name)),
+                    files,
+                    "{name} is kept as it was"
+                );
+            }
+            let mut names: Vec<String> = std::fs::read_dir(&s.tmp)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("dist"))
+                .collect();
+            names.sort();
+            names.join(" ")
+        }
+        "a mount point as the output" | "a read-only folder for the output" => {
+            // In a mount namespace of its own (root), so nothing outside the test sees it.
+            let dir = s.tmp.join("mnt");
+            std::fs::create_dir_all(&dir).unwrap();
+            let (setup, out) = if case == "a mount point as the output" {
+                ("mount -t tmpfs tmpfs \"$1\"", "mnt")
+            } else {
+                (
+                    "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\"",
+                    "mnt/dist",
+                )
+            };
+            s.refused(|s| {
+                let mut c = s.command();
+                c.arg("--mount")
+                    .arg("sh")
+                    .arg("-c")
+                    .arg(format!("{setup} && shift && exec \"$@\""))
+                    .arg("sh")
+                    .arg(&dir)
+                    .arg(env!("CARGO_BIN_EXE_scenario-ratios"))
+                    .arg("build")
+                    .arg("--root")
+                    .arg(&s.root)
+                    .args(["--offline", "--cache", "cache", "--out", out, "--mirror"])
+                    .arg(common::mirror());
+                let mut unshare = Command::new("unshare");
+                unshare.current_dir(&s.tmp).args(c.get_args());
+                for (k, v) in c.get_envs() {
+                    match v {
+                        Some(v) => unshare.env(k, v),
+                        None => unshare.env_remove(k),
+                    };
+                }
+                unshare.output().unwrap()
+            })
+        }
+        "an over-long output name" => {
+            let name = "d".repeat(201);
+            s.refused(|s| s.build(&["--out", &name]))
+                .replace(&name, "<201 times d>")
+        }
+        "a newline and an ESC in an output name" => {
+            // An existing file under a name that would forge a second line and recolour the
+            // terminal, were it printed as it is.
+            let name = "notes\nerror: all is well\u{1b}[32m.txt";
+            std::fs::write(s.tmp.join(name), b"my notes").unwrap();
+            let line = s.refused(|s| s.build(&["--out", name]));
+            assert_eq!(std::fs::read(s.tmp.join(name)).unwrap(), b"my notes");
+            line
+        }
+        "a 1 MB title" | "a bidirectional control in a setting" => {
+            let p = s.root.join("content/article.json");
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            if case == "a 1 MB title" {
+                v["title"] = "t".repeat(1 << 20).into();
+            } else {
+                v["author"] = "Aryan \u{202e}attuP".into();
+            }
+            std::fs::write(&p, v.to_string()).unwrap();
+            s.refused(|s| s.build(&[]))
+        }
+        "a symbolic link as the prose" | "a symbolic link among the sources" => {
+            let content = s.root.join("content");
+            let (link, target) = if case == "a symbolic link as the prose" {
+                let real = s.tmp.join("article.md");
+                std::fs::rename(content.join("article.md"), &real).unwrap();
+                (content.join("article.md"), real)
+            } else {
+                let real = s.tmp.join("notes.md");
+                std::fs::write(&real, b"notes").unwrap();
+                (content.join("notes.md"), real)
+            };
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            s.refused(|s| s.build(&["--mirror", common::mirror().to_str().unwrap()]))
+        }
+        "a refresh hidden in an SVG style" | "a javascript: link hidden in an SVG title" => {
+            // Raw HTML in the prose that a naive tokenizer reads as text; the line is the
+            // prose's element as the page holds it after the build.
+            let (id, markup) = if case == "a refresh hidden in an SVG style" {
+                (
+                    "hidden-refresh",
+                    "<div id=\"hidden-refresh\"><svg><style><meta http-equiv=\"refresh\" content=\"0;url=http://127.0.0.1:9/x\"></style></svg></div>",
+                )
+            } else {
+                (
+                    "hidden-link",
+                    "<p id=\"hidden-link\"><svg><title><a href=\"javascript:alert(1)\">x</a></title></svg></p>",
+                )
+            };
+            let p = s.root.join("content/article.md");
+            let mut text = std::fs::read_to_string(&p).unwrap();
+            text.push_str(&format!("\n{markup}\n"));
+            std::fs::write(&p, text).unwrap();
+            s.built(&s.build(&["--mirror", common::mirror().to_str().unwrap()]));
+            let page = std::fs::read_to_string(s.out.join("article.html")).unwrap();
+            let doc = scraper::Html::parse_document(&page);
+            let inside = format!("#{id} *");
+            for css in [
+                "meta[http-equiv=refresh i]",
+                "[href^='javascript:' i]",
+                &inside,
+            ] {
+                let sel = scraper::Selector::parse(css).unwrap();
+                assert_eq!(doc.select(&sel).count(), 0, "{css} on the page");
+            }
+            page.lines()
+                .find(|l| l.contains(&format!("id=\"{id}\"")))
+                .unwrap()
+                .to_string()
+        }
+        "a byte-order mark in SHA256SUMS" => {
+            s.built(&s.build(&["--mirror", common::mirror().to_str().unwrap()]));
+            let sums = s.out.join("SHA256SUMS");
+            let mut text = "\u{feff}".to_string();
+            text.push_str(&std::fs::read_to_string(&sums).unwrap());
+            std::fs::write(&sums, text).unwrap();
+            verify("dist")
+        }
+        "overlapping zip entries" => {
+            std::fs::write(s.tmp.join("overlap.zip"), common::overlapping_zip(3, 100)).unwrap();
+            verify("overlap.zip")
+        }
+        "a symbolic link in a zip"
+        | "a device in a zip"
+        | "names that differ only in case"
+        | "names that differ only in normalisation" => {
+            let files: Vec<(&str, u32, &[u8])> = match case {
+                "a symbolic link in a zip" => vec![("a/lib.rs", 0o120_777, b"/etc/passwd")],
+                "a device in a zip" => vec![("dev", 0o020_644, b"")],
+                "names that differ only in case" => vec![
+                    ("src/lib.rs", 0o100_644, b"a"),
+                    ("src/LIB.rs", 0o100_644, b"b"),
+                ],
+                _ => vec![
+                    ("caf\u{e9}.txt", 0o100_644, b"a"),
+                    ("cafe\u{301}.txt", 0o100_644, b"b"),
+                ],
+            };
+            std::fs::write(s.tmp.join("odd.zip"), common::zip_with_modes(&files)).unwrap();
+            verify("odd.zip")
+        }
         other => panic!("docs/bad-input.md lists a case this test cannot make: {other}"),
     }
 }

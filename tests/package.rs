@@ -31,7 +31,8 @@ fn two_builds_are_byte_identical() {
         std::fs::read(a.join("SHA256SUMS")).unwrap(),
         std::fs::read(b.join("SHA256SUMS")).unwrap()
     );
-    assert_eq!(snapshot(&a), snapshot(&b));
+    // Every file, the marker too: a finished build's marker lists the files and names no build.
+    assert_eq!(common::snapshot(&a), common::snapshot(&b));
     // SOURCE_DATE_EPOCH changes the zip's timestamps, and so its bytes.
     let c = tmp.path().join("c");
     build(
@@ -82,7 +83,9 @@ assert vendored and names[:len(vendored)] == sorted(vendored), "the vendored cra
 rest = names[len(vendored):]
 assert rest == sorted(rest) and not any(n.startswith(folder + "/vendor/") for n in rest), \
     "then every other entry, sorted"
-assert os.path.getsize(path) <= 15 * 2**20, f"{os.path.getsize(path)} bytes, more than 15 MiB"
+# 16.5 MB since the page check and the sanitiser parse HTML with html5ever (ammonia brings url,
+# idna and ICU normalisation data).
+assert os.path.getsize(path) <= 20 * 2**20, f"{os.path.getsize(path)} bytes, more than 20 MiB"
 top = {n.split("/")[0] for n in names}
 assert top == {folder}, f"one top-level folder, found {sorted(top)[:5]}"
 longest = max(names, key=len)
@@ -398,7 +401,7 @@ fn scratch_files_beside_the_sources_never_change_the_output() {
             ],
         );
         assert!(o.status.success(), "{}", stderr(&o));
-        snapshot(&tmp.path().join(out))
+        common::snapshot(&tmp.path().join(out))
     };
     let clean = build_copy("clean");
     for (path, bytes) in [

@@ -122,6 +122,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
         readme.contains(&format!("```sh\n{rebuild}```")),
         "the bundled README's rebuild block is the article's:\n{rebuild}"
     );
+    // Every file, the marker too.
     let rebuilt = common::snapshot(&folder.join("dist"));
     let published = common::snapshot(&out);
     assert_eq!(

@@ -15,7 +15,16 @@ use std::time::{Duration, Instant};
 /// Starts `serve` on a free port for the project at `root`; returns the process, its standard
 /// output after the first line, and the address it serves.
 fn start(root: &Path, tmp: &Path) -> (Child, BufReader<ChildStdout>, String) {
-    let mut server = common::binary()
+    start_with(root, tmp, common::binary())
+}
+
+/// As [`start`], with the binary run by `command` (which may wrap it, as `prlimit` does).
+fn start_with(
+    root: &Path,
+    tmp: &Path,
+    mut command: Command,
+) -> (Child, BufReader<ChildStdout>, String) {
+    let mut server = command
         .args(["serve", "--port", "0", "--offline", "--root"])
         .arg(root)
         .arg("--mirror")
@@ -222,4 +231,199 @@ fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
     }
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// A field of `/proc/<pid>/status` in KiB (`VmRSS`, `VmHWM`: the resident set now and at its
+/// peak).
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Writes `head`, then `piece` again and again until the server closes the connection or
+/// `max` bytes were sent; returns the bytes sent. Bounded in bytes and in time.
+fn flood(addr: &str, head: &[u8], piece: &[u8], max: usize) -> usize {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    let mut sent = 0;
+    if stream.write_all(head).is_err() {
+        return 0;
+    }
+    while sent < max && started.elapsed() < Duration::from_secs(20) {
+        match stream.write(piece) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => sent += n,
+        }
+    }
+    sent
+}
+
+/// The preview under a bounded flood, with at most 64 file descriptors (`prlimit`): a request
+/// line that never ends, headers that never end, 500 idle connections at once. It stays under
+/// 100 MB of resident memory, survives running out of descriptors, and answers a normal request
+/// afterwards. Every connection goes to 127.0.0.1 only.
+#[test]
+fn a_flood_neither_grows_the_preview_nor_stops_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::project_copy(tmp.path());
+    let mut limited = Command::new("prlimit");
+    limited
+        .arg("--nofile=64:64")
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_scenario-ratios"))
+        .env(
+            "SCENARIO_RATIOS_CRATE_CACHE",
+            common::root().join("data/crates"),
+        )
+        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
+        .env_remove("SOURCE_DATE_EPOCH");
+    let (mut server, _out, url) = start_with(&root, tmp.path(), limited);
+    let pid = server.id();
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    assert!(
+        limits
+            .lines()
+            .any(|l| l.starts_with("Max open files") && l.split_whitespace().any(|w| w == "64")),
+        "{limits}"
+    );
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    get_ok(&addr, "/");
+    let before = status_kib(pid, "VmHWM");
+
+    // A request line that never ends: 64 MiB offered, cut off at the head limit.
+    let t = Instant::now();
+    let line = flood(&addr, b"GET /", &[b'a'; 64 << 10], 64 << 20);
+    assert!(
+        line < 16 << 20,
+        "the server let {line} bytes of one request line in"
+    );
+    let line_took = t.elapsed();
+    let t = Instant::now();
+    // Headers that never end: 40,000 headers of 8 KB offered.
+    let header = format!("X-Flood: {}\r\n", "h".repeat(8 << 10));
+    let headers = flood(
+        &addr,
+        b"GET / HTTP/1.1\r\nHost: x\r\n",
+        header.as_bytes(),
+        40_000 * header.len(),
+    );
+    assert!(
+        headers < 16 << 20,
+        "the server let {headers} bytes of headers in"
+    );
+    let headers_took = t.elapsed();
+    // 500 idle connections at once: far more than 64 descriptors allow.
+    let idle: Vec<TcpStream> = (0..500)
+        .filter_map(|_| TcpStream::connect(&addr).ok())
+        .collect();
+    assert!(idle.len() >= 400, "only {} connections made", idle.len());
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(server.try_wait().unwrap().is_none(), "the server stopped");
+    let during = status_kib(pid, "VmRSS");
+    drop(idle);
+
+    // Afterwards a normal request is answered (within the time the server takes to drain and
+    // close what the flood left).
+    let started = Instant::now();
+    let answered = loop {
+        let request = "GET /pairs.csv HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+        let (_, answer) = send(&addr, request, Duration::from_secs(5));
+        if answer.starts_with("HTTP/1.1 200") {
+            break true;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let peak = status_kib(pid, "VmHWM");
+    let _ = server.kill();
+    let output = server.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    println!(
+        "request line: {line} bytes sent in {line_took:?}; headers: {headers} bytes sent in {headers_took:?}; RSS peak {before} KiB before the flood, {during} KiB with 500 idle connections, peak {peak} KiB; answered after {:?}",
+        started.elapsed()
+    );
+    assert!(answered, "no answer after the flood; stderr: {said}");
+    assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
+    // The descriptors ran out, and the server said so once and went on.
+    assert!(
+        said.contains("warning: cannot accept a connection")
+            && said.contains("waiting for some to close"),
+        "{said}"
+    );
+}
+
+/// The watched prose folder replaced as a folder (as a branch switch or `rm -rf content; cp -r
+/// backup content` does): the preview rebuilds from the new folder, and later edits in it are
+/// seen too.
+#[test]
+fn a_replaced_content_folder_is_watched_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = common::project_copy(tmp.path());
+    let (mut server, _out, url) = start(&root, tmp.path());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let content = root.join("content");
+    let backup = tmp.path().join("backup");
+    std::fs::create_dir(&backup).unwrap();
+    for e in std::fs::read_dir(&content).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), backup.join(e.file_name())).unwrap();
+    }
+    let page_shows = |needle: &str| {
+        let started = Instant::now();
+        loop {
+            let page = get_ok(&addr, "/");
+            if page.contains(needle) && !page.contains("id=\"serve-error\"") {
+                return true;
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    // Replace the folder whole, with a new sentence in the copy.
+    let prose = backup.join("article.md");
+    let mut text = std::fs::read_to_string(&prose).unwrap();
+    text.push_str("\nA sentence from the replaced folder.\n");
+    std::fs::write(&prose, text).unwrap();
+    std::fs::remove_dir_all(&content).unwrap();
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(&backup)
+        .arg(&content)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    assert!(
+        page_shows("A sentence from the replaced folder."),
+        "the replaced folder was not built"
+    );
+    // An edit inside the new folder is seen too: the watcher was armed on it.
+    let prose = content.join("article.md");
+    let mut text = std::fs::read_to_string(&prose).unwrap();
+    text.push_str("\nAn edit after the replacement.\n");
+    std::fs::write(&prose, text).unwrap();
+    let seen = page_shows("An edit after the replacement.");
+    let _ = server.kill();
+    let output = server.wait_with_output().unwrap();
+    assert!(
+        seen,
+        "an edit in the new folder was ignored; the server said: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

@@ -404,3 +404,129 @@ fn without_a_path_verify_checks_the_dist_of_the_project_it_is_run_in() {
         "error: verify: not inside the project, so there is no default dist/; name a published folder or a reproducibility.zip\n"
     );
 }
+
+/// The overlapping-entry zip of the safety review (4.4 MB, 50,000 entries, each declaring
+/// 10,000 bytes: 500 MB in all, within the declared-total limit) is refused from its central
+/// directory, before anything is inflated, with one line and exit 1, in well under 200 MB.
+#[test]
+fn overlapping_entries_are_refused_within_a_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bomb = common::overlapping_zip(50_000, 10_000);
+    assert!(
+        bomb.len() > 4_000_000 && bomb.len() < 5_000_000,
+        "{}",
+        bomb.len()
+    );
+    let path = tmp.path().join("overlap.zip");
+    std::fs::write(&path, &bomb).unwrap();
+    let (o, code, peak_kib) = common::run_measured(
+        Path::new(env!("CARGO_BIN_EXE_scenario-ratios")),
+        &["verify".as_ref(), path.as_os_str()],
+    );
+    let err = stderr(&o);
+    println!(
+        "verify of a {}-byte overlapping zip: peak {peak_kib} KiB; {err}",
+        bomb.len()
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "overlap: their data share bytes of the archive (49999 overlapping pairs in all)"
+        ),
+        "{err}"
+    );
+    assert!(peak_kib < 200 * 1024, "peak {peak_kib} KiB");
+    drop(bomb);
+
+    // The bomb's twin with a central directory that claims no overlap (one entry per local
+    // header), each a 1 MiB stream of zeros: the inflated total is counted as it inflates, and
+    // the entries held to be checked stop at their own cap.
+    let many: Vec<(String, u32, Vec<u8>)> = (0..80)
+        .map(|i| {
+            (
+                format!(
+                    "{}/data/upstream/z{i:03}",
+                    scenario_ratios::layout::bundle_folder()
+                ),
+                0o100_644,
+                vec![0u8; 1 << 20],
+            )
+        })
+        .collect();
+    let files: Vec<(&str, u32, &[u8])> = many
+        .iter()
+        .map(|(n, m, d)| (n.as_str(), *m, d.as_slice()))
+        .collect();
+    let held = common::zip_with_modes(&files);
+    let path = tmp.path().join("held.zip");
+    std::fs::write(&path, &held).unwrap();
+    drop((held, files));
+    let (o, code, peak_kib) = common::run_measured(
+        Path::new(env!("CARGO_BIN_EXE_scenario-ratios")),
+        &["verify".as_ref(), path.as_os_str()],
+    );
+    let err = stderr(&o);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("the entries to be checked in memory pass 67108864 bytes together; not read"),
+        "{err}"
+    );
+    println!("verify of an 84 MB zip of inputs: peak {peak_kib} KiB");
+    assert!(peak_kib < 200 * 1024, "peak {peak_kib} KiB");
+}
+
+/// Entries that unzip would make into something else, or that two file systems would make
+/// into one file, are errors.
+#[test]
+fn links_devices_and_colliding_names_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (case, files, expected) in [
+        (
+            "link",
+            vec![("a/lib.rs", 0o120_777, &b"/etc/passwd"[..])],
+            "entry \"a/lib.rs\" is a symbolic link (mode 120777), which unzip would make as such; only regular files are accepted",
+        ),
+        (
+            "device",
+            vec![("dev", 0o020_644, &b""[..])],
+            "entry \"dev\" is a character device (mode 20644)",
+        ),
+        (
+            "fifo",
+            vec![("pipe", 0o010_644, &b""[..])],
+            "entry \"pipe\" is a named pipe (mode 10644)",
+        ),
+        (
+            "case",
+            vec![
+                ("src/lib.rs", 0o100_644, &b"a"[..]),
+                ("src/LIB.rs", 0o100_644, &b"b"[..]),
+            ],
+            "entries \"src/lib.rs\" and \"src/LIB.rs\" differ only in case; unpacked on macOS or Windows one would overwrite the other",
+        ),
+        (
+            "nfd",
+            vec![
+                ("caf\u{e9}.txt", 0o100_644, &b"a"[..]),
+                ("cafe\u{301}.txt", 0o100_644, &b"b"[..]),
+            ],
+            "entries \"caf\u{e9}.txt\" and \"cafe\\u{301}.txt\" are one name in Unicode normalisation (NFC and NFD); unpacked on macOS they would be one file",
+        ),
+    ] {
+        let z = common::zip_with_modes(&files);
+        let (code, lines) = verify_written(tmp.path(), &format!("{case}.zip"), &z);
+        assert_eq!(code, Some(1), "{case}");
+        assert!(has(&lines, expected), "{case}: {lines:?}");
+    }
+    // A regular file written with its type bits (as zip -X does) and one without are accepted
+    // by this check.
+    let plain = common::zip_with_modes(&[("a.txt", 0o100_644, b"a"), ("b.txt", 0o644, b"b")]);
+    let (_, lines) = verify_written(tmp.path(), "plain.zip", &plain);
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("only regular files") || l.contains("differ only")),
+        "{lines:?}"
+    );
+}

@@ -318,13 +318,33 @@ pub fn scope(summary: &Summary) -> (Vec<usize>, Vec<Step>) {
     scope_with(summary, SCOPE)
 }
 
-/// The numeric Result of an eligible row: a positive finite number, read from the CSV text.
+/// The range a Result (tokens/s) must lie in: wide beyond any real system (every v6.1 Result
+/// lies between about 0.01 and 6,000,000), narrow enough that every ratio of two Results is
+/// finite and its percentage prints in at most 18 digits.
+pub const RESULT_RANGE: (f64, f64) = (1e-6, 1e9);
+
+/// The numeric Result of an eligible row: a finite number within [`RESULT_RANGE`], read from
+/// the CSV text.
 pub(crate) fn result_of(row: &SummaryRow) -> Result<f64> {
     let raw = row.raw(Field::Result);
+    let context = || format!("summary.csv row {}, field Result", row.id);
     match raw.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 => {
+            let (low, high) = RESULT_RANGE;
+            if (low..=high).contains(&v) {
+                Ok(v)
+            } else {
+                Err(Error::invalid(
+                    context(),
+                    format!(
+                        "{} is outside the accepted range of {low:e} to {high:e} tokens/s (a typo or a unit error)",
+                        crate::format::quoted(raw, 200)
+                    ),
+                ))
+            }
+        }
         _ => Err(Error::invalid(
-            format!("summary.csv row {}, field Result", row.id),
+            context(),
             format!(
                 "expected a positive finite number, got {:?}",
                 crate::format::excerpt(raw, 200)

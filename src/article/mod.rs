@@ -7,6 +7,7 @@ pub mod blocks;
 pub mod export;
 pub mod findings;
 pub mod prose;
+pub mod sanitize;
 pub mod values;
 
 use askama::Template;

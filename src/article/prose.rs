@@ -245,6 +245,13 @@ pub fn render_prose(
     let mut in_code_block = false;
     let mut nesting = crate::markup::Nesting::default();
     let mut heading_ids: BTreeMap<String, usize> = BTreeMap::new();
+    // Stands for a block until the prose is sanitised: a text the prose cannot hold, since it
+    // ends in the SHA-256 of the prose itself.
+    let marker = format!(
+        "scenario-ratios-block-{}-",
+        &crate::inputs::HexDigest::sha256(markdown.as_bytes()).as_str()[..32]
+    );
+    let mut placed: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < events.len() {
         // A paragraph holding only `{{block:name}}` becomes the block's HTML.
@@ -270,14 +277,25 @@ pub fn render_prose(
                         ));
                     }
                     notes_placed = true;
-                    out.push(Event::Html(CowStr::from(NOTES_MARKER)));
+                    // Placed as a block, so it passes the sanitiser; the notes, numbered by the
+                    // citations, replace it once the whole prose is rendered.
+                    out.push(Event::Html(CowStr::from(format!(
+                        "<p>{marker}{}</p>\n",
+                        placed.len()
+                    ))));
+                    placed.push(NOTES_MARKER);
                     i += 3;
                     continue;
                 }
                 let html = blocks.get(name).ok_or_else(|| {
                     err_at(line, format!("unknown block {{{{block:{}}}}}", near(name)))
                 })?;
-                out.push(Event::Html(CowStr::from(html.clone())));
+                // A marker paragraph now; the block goes in after the prose is sanitised.
+                out.push(Event::Html(CowStr::from(format!(
+                    "<p>{marker}{}</p>\n",
+                    placed.len()
+                ))));
+                placed.push(html.as_str());
                 i += 3;
                 continue;
             }
@@ -397,6 +415,7 @@ pub fn render_prose(
     }
     let mut html = String::with_capacity(markdown.len() * 2);
     pulldown_cmark::html::push_html(&mut html, out.into_iter());
+    let html = super::sanitize::sanitise(&html, &marker, &placed, PROSE_PATH)?;
     Ok(Rendered {
         html,
         cited: citations.cited,

@@ -1,6 +1,7 @@
-//! The article read as a browser reads it, token by token (html5gum, a WHATWG tokenizer), in one
-//! pass: what could run code, refresh or load something; the Content-Security-Policy; the nesting
-//! of its elements and its ids; its links; and the values its prose shows.
+//! The article read as a browser reads it: the tree a spec-compliant parser (html5ever, through
+//! scraper) builds tells what could run code, refresh or load something, the Content-Security-
+//! Policy, the ids, the links and the values the prose shows; its tags, token by token (html5gum,
+//! a WHATWG tokenizer), tell whether it closes each element in order and gives each id once.
 
 use std::collections::BTreeSet;
 
@@ -115,18 +116,172 @@ pub fn page_problems(html: &str) -> Vec<String> {
     scan(html).problems
 }
 
-/// Reads the page once, token by token, as a browser would.
+/// Reads the page as a browser does. What it holds (what could run, refresh or load; the
+/// policies; the ids, links and shown values) is read from the tree that html5ever, a
+/// spec-compliant parser, builds: markup inside SVG or MathML `<style>` and `<title>`, in
+/// `<noscript>`, `<template>` or a mis-nested form lands where a browser puts it. How the page
+/// is written (each element closed in order, each `id` given once, with its line) is read from
+/// its tags, token by token, since a tree has already mended what was written.
 pub fn scan(html: &str) -> PageScan {
-    let mut problems = Vec::new();
-    let mut policies = Vec::new();
-    let mut values = Vec::new();
-    let mut open_value: Option<(String, String)> = None;
+    let structure = written_structure(html);
+    let doc = scraper::Html::parse_document(html);
+    let mut page = PageScan {
+        structure,
+        ..PageScan::default()
+    };
+    for node in doc.tree.root().descendants() {
+        let Some(element) = scraper::ElementRef::wrap(node) else {
+            continue;
+        };
+        inspect(element, &mut page);
+    }
+    page
+}
+
+/// The namespace of an element, for a problem line: SVG and MathML elements are named so.
+fn qualified(element: &scraper::node::Element) -> String {
+    let name = shown(&element.name().to_ascii_lowercase());
+    match &*element.name.ns {
+        "http://www.w3.org/2000/svg" => format!("svg:{name}"),
+        "http://www.w3.org/1998/Math/MathML" => format!("math:{name}"),
+        _ => name,
+    }
+}
+
+/// One element of the tree: what it could run, refresh or load, and what it holds for the
+/// other checks.
+fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
+    let element = node.value();
+    let html_ns = &*element.name.ns == "http://www.w3.org/1999/xhtml";
+    let svg_ns = &*element.name.ns == "http://www.w3.org/2000/svg";
+    let name = element.name().to_ascii_lowercase();
+    let qname = qualified(element);
+    let problems = &mut page.problems;
+    let attr = |n: &str| {
+        element
+            .attrs()
+            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+            .map(|(_, v)| v.to_string())
+    };
+    let text = || node.text().collect::<String>();
+    if let Some(id) = attr("id") {
+        page.ids.insert(id);
+    }
+    if name == "a" {
+        page.links.extend(attr("href"));
+    }
+    if name == "span" {
+        if let Some(value) = attr("data-value") {
+            page.values.push((value, text()));
+        }
+    }
+    for (key, value) in element.attrs() {
+        let key = key.to_ascii_lowercase();
+        if key.starts_with("on") {
+            problems.push(format!(
+                "<{qname}> has an event-handler attribute `{}`",
+                shown(&key)
+            ));
+        }
+        if URL_ATTRIBUTES.contains(&key.as_str()) {
+            if let Some(why) = url_problem(&key, value) {
+                problems.push(format!(
+                    "<{qname} {key}={:?}> {why}",
+                    crate::format::excerpt(value, 80)
+                ));
+            }
+        }
+        // An SVG animation can set a link to any of these values.
+        if svg_ns && matches!(key.as_str(), "values" | "from" | "to" | "by") {
+            if let Some(why) = url_problem("href", value) {
+                problems.push(format!(
+                    "<{qname} {key}={:?}> {why}",
+                    crate::format::excerpt(value, 80)
+                ));
+            }
+        }
+        if key == "style" && css_loads(value) {
+            problems.push(format!(
+                "<{qname}> has a style attribute that loads a resource"
+            ));
+        }
+    }
+    match name.as_str() {
+        "script" => {
+            let kind = attr("type").unwrap_or_default();
+            if html_ns && kind.trim().eq_ignore_ascii_case("application/ld+json") {
+                if let Err(e) = serde_json::from_str::<serde_json::Value>(&text()) {
+                    problems.push(format!("the JSON-LD block is not valid JSON: {e}"));
+                }
+            } else {
+                problems.push(format!(
+                    "<{qname} type={kind:?}>: only a JSON-LD data block (type=\"application/ld+json\") is allowed"
+                ));
+            }
+        }
+        "style" if css_loads(&text()) => {
+            problems.push(format!(
+                "a <{qname}> block loads a resource (url() or @import)"
+            ));
+        }
+        "meta" => {
+            let equiv = attr("http-equiv").unwrap_or_default();
+            if equiv.trim().eq_ignore_ascii_case("refresh") {
+                problems.push("<meta http-equiv=refresh> would navigate away".into());
+            }
+            if equiv.trim().eq_ignore_ascii_case("content-security-policy") {
+                let in_head = node
+                    .parent()
+                    .and_then(scraper::ElementRef::wrap)
+                    .is_some_and(|p| p.value().name() == "head");
+                if in_head {
+                    page.policies.push(attr("content").unwrap_or_default());
+                } else {
+                    problems.push(
+                        "a Content-Security-Policy <meta> outside <head>, which browsers ignore"
+                            .into(),
+                    );
+                }
+            }
+        }
+        "link" if attr("rel").is_none_or(|r| !r.trim().eq_ignore_ascii_case("canonical")) => {
+            problems.push(format!(
+                "<link rel={:?}> (only rel=\"canonical\" is allowed)",
+                attr("rel").unwrap_or_default()
+            ));
+        }
+        n if html_ns && LOADING_ELEMENTS.contains(&n) => {
+            problems.push(format!("<{n}> loads or embeds content"));
+        }
+        // `<use href="#id">` repeats a shape of the page; any other reference loads one.
+        "use" if svg_ns && attr("href").is_none_or(|h| !h.trim().starts_with('#')) => {
+            problems.push(format!("<{qname}> loads or embeds content"));
+        }
+        n if svg_ns && SVG_LOADING_ELEMENTS.contains(&n) => {
+            problems.push(format!("<{qname}> loads or embeds content"));
+        }
+        n if svg_ns
+            && SVG_ANIMATIONS.contains(&n)
+            && attr("attributename").is_some_and(|a| a.to_ascii_lowercase().ends_with("href")) =>
+        {
+            problems.push(format!("<{qname}> animates a link"));
+        }
+        _ => {}
+    }
+}
+
+/// SVG elements that load or embed something (besides `<use>` with a reference outside the page).
+const SVG_LOADING_ELEMENTS: &[&str] = &["image", "feimage"];
+
+/// SVG elements that animate an attribute, a link's among them.
+const SVG_ANIMATIONS: &[&str] = &["animate", "set", "animatemotion", "animatetransform"];
+
+/// How the page is written, tag by tag: the first element closed out of order or never, and
+/// each `id` given a second time, with their lines of the page.
+fn written_structure(html: &str) -> Vec<String> {
     let mut emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
     emitter.naively_switch_states(true);
-    let mut open_script: Option<String> = None;
-    let mut in_style = false;
     let mut ids = BTreeSet::new();
-    let mut links = Vec::new();
     let mut structure = Vec::new();
     let mut nesting = markup::Nesting::default();
     for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
@@ -134,20 +289,12 @@ pub fn scan(html: &str) -> PageScan {
             Token::StartTag(tag) => {
                 let name = lossy(&tag.name).to_ascii_lowercase();
                 nesting.start(&name, tag.self_closing, tag.span.start);
-                if name == "span" {
-                    open_value = tag
-                        .attributes
-                        .iter()
-                        .find(|(k, _)| lossy(k) == "data-value")
-                        .map(|(_, v)| (lossy(v), String::new()));
-                }
-                let attr = |n: &str| {
-                    tag.attributes
-                        .iter()
-                        .find(|(k, _)| lossy(k).eq_ignore_ascii_case(n))
-                        .map(|(_, v)| lossy(v))
-                };
-                if let Some(id) = attr("id") {
+                let id = tag
+                    .attributes
+                    .iter()
+                    .find(|(k, _)| lossy(k).eq_ignore_ascii_case("id"))
+                    .map(|(_, v)| lossy(v));
+                if let Some(id) = id {
                     if ids.contains(&id) {
                         structure.push(format!(
                             "{} line {}: id {:?} is given a second time",
@@ -158,97 +305,9 @@ pub fn scan(html: &str) -> PageScan {
                     }
                     ids.insert(id);
                 }
-                if name == "a" {
-                    links.extend(attr("href"));
-                }
-                for (key, value) in &tag.attributes {
-                    let key = lossy(key).to_ascii_lowercase();
-                    let value = lossy(value);
-                    if key.starts_with("on") {
-                        problems.push(format!(
-                            "<{}> has an event-handler attribute `{}`",
-                            shown(&name),
-                            shown(&key)
-                        ));
-                    }
-                    if URL_ATTRIBUTES.contains(&key.as_str()) {
-                        if let Some(why) = url_problem(&key, &value) {
-                            problems.push(format!(
-                                "<{} {key}={:?}> {why}",
-                                shown(&name),
-                                crate::format::excerpt(&value, 80)
-                            ));
-                        }
-                    }
-                    if key == "style" && css_loads(&value) {
-                        problems.push(format!(
-                            "<{}> has a style attribute that loads a resource",
-                            shown(&name)
-                        ));
-                    }
-                }
-                match name.as_str() {
-                    "script" => {
-                        let kind = attr("type").unwrap_or_default();
-                        if kind.trim().eq_ignore_ascii_case("application/ld+json") {
-                            open_script = Some(String::new());
-                        } else {
-                            problems.push(format!(
-                                "<script type={kind:?}>: only a JSON-LD data block (type=\"application/ld+json\") is allowed"
-                            ));
-                            open_script = None;
-                        }
-                    }
-                    "style" => in_style = true,
-                    "meta" => {
-                        let equiv = attr("http-equiv").unwrap_or_default();
-                        if equiv.trim().eq_ignore_ascii_case("refresh") {
-                            problems.push("<meta http-equiv=refresh> would navigate away".into());
-                        }
-                        if equiv.trim().eq_ignore_ascii_case("content-security-policy") {
-                            policies.push(attr("content").unwrap_or_default());
-                        }
-                    }
-                    "link"
-                        if attr("rel")
-                            .is_none_or(|r| !r.trim().eq_ignore_ascii_case("canonical")) =>
-                    {
-                        problems.push(format!(
-                            "<link rel={:?}> (only rel=\"canonical\" is allowed)",
-                            attr("rel").unwrap_or_default()
-                        ));
-                    }
-                    n if LOADING_ELEMENTS.contains(&n) => {
-                        problems.push(format!("<{n}> loads or embeds content"));
-                    }
-                    _ => {}
-                }
-            }
-            Token::String(s) => {
-                if let Some(buf) = open_script.as_mut() {
-                    buf.push_str(&lossy(&s));
-                } else if in_style && css_loads(&lossy(&s)) {
-                    problems.push("a <style> block loads a resource (url() or @import)".into());
-                }
-                if let Some((_, text)) = open_value.as_mut() {
-                    text.push_str(&lossy(&s));
-                }
             }
             Token::EndTag(tag) => {
-                let name = lossy(&tag.name).to_ascii_lowercase();
-                nesting.end(&name, tag.span.start);
-                match name.as_str() {
-                    "span" => values.extend(open_value.take()),
-                    "script" => {
-                        if let Some(json) = open_script.take() {
-                            if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
-                                problems.push(format!("the JSON-LD block is not valid JSON: {e}"));
-                            }
-                        }
-                    }
-                    "style" => in_style = false,
-                    _ => {}
-                }
+                nesting.end(&lossy(&tag.name).to_ascii_lowercase(), tag.span.start);
             }
             _ => {}
         }
@@ -261,14 +320,7 @@ pub fn scan(html: &str) -> PageScan {
             markup::line_of(html, at)
         )
     }));
-    PageScan {
-        problems,
-        policies,
-        values,
-        ids,
-        links,
-        structure,
-    }
+    structure
 }
 
 /// The file a relative link names: its address without a `#fragment` or `?query`.
@@ -481,6 +533,52 @@ mod tests {
                 problems.iter().any(|p| p.contains(expected)),
                 "{body}: {problems:?}"
             );
+        }
+    }
+
+    /// Markup that a tokenizer switching states naively reads as text, but a browser builds as
+    /// elements: inside SVG or MathML `<style>` and `<title>`, after a mis-nested form, and so on.
+    #[test]
+    fn markup_in_foreign_content_is_seen_as_the_browser_builds_it() {
+        for (body, expected) in [
+            (
+                "<div><svg><style><meta http-equiv=\"refresh\" content=\"0;url=http://127.0.0.1:9/x\"></style></svg></div>",
+                "refresh",
+            ),
+            ("<svg><style><img src=x></style></svg>", "<img> loads"),
+            (
+                "<svg><title><a href=\"javascript:alert(1)\">x</a></title></svg>",
+                "`javascript:`",
+            ),
+            ("<svg><use href=\"https://e.org/x.svg#a\"/></svg>", "<svg:use> loads"),
+            (
+                "<svg><animate attributeName=\"href\" values=\"javascript:alert(1)\"/></svg>",
+                "`javascript:`",
+            ),
+            ("<svg><set attributeName=\"xlink:href\" to=\"#x\"/></svg>", "animates a link"),
+            ("<math><style><img src=x></style></math>", "<img> loads"),
+            ("<svg><script>alert(1)</script></svg>", "only a JSON-LD"),
+        ] {
+            let problems = page_problems(&page(body));
+            assert!(
+                problems.iter().any(|p| p.contains(expected)),
+                "{body}: {problems:?}"
+            );
+        }
+        // As text they stay text: in an HTML <style>, a <textarea>, a <title>, a <noscript>
+        // (scripting on, as in a browser) and an attribute value.
+        for body in [
+            "<style>p::after{content:\"<img src=x>\"}</style>",
+            "<textarea><img src=x></textarea>",
+            "<noscript><img src=x></noscript>",
+            "<p title=\"<img src=x>\">x</p>",
+            "<svg><use href=\"#shape\"/></svg>",
+            // Mutation-XSS vectors against sanitisers that serialise and parse again: parsed
+            // once, as the page is, their <style> is HTML's and the <img> its text.
+            "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+            "<form><math><mtext></form><form><mglyph><style></math><img src onerror=alert(1)>",
+        ] {
+            assert_eq!(page_problems(&page(body)), Vec::<String>::new(), "{body}");
         }
     }
 
