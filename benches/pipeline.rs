@@ -86,6 +86,12 @@ fn svg_figures(b: Bencher) {
 }
 
 #[divan::bench]
+fn social_card(b: Bencher) {
+    let c = computed();
+    b.bench(|| scenario_ratios::card::card(&c.analysis, &c.highlights, &c.project.config).unwrap());
+}
+
+#[divan::bench]
 fn article_rendering(b: Bencher) {
     let c = computed();
     let figures = figure::figures(&c.analysis, &c.highlights).unwrap();

@@ -48,6 +48,10 @@ pub struct ArticleConfig {
     pub home_url: String,
     /// Publication date, YYYY-MM-DD.
     pub published: String,
+    /// The date of the last revision, when the page has been revised since `published`
+    /// (YYYY-MM-DD); the page's modified date is this, or `published`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
     /// The licence of the article and its code.
     pub license_name: String,
     pub license_url: String,
@@ -114,6 +118,11 @@ impl ArticleConfig {
         &self.canonical_url[..end]
     }
 
+    /// The date the page was last changed: `updated`, else `published`.
+    pub fn modified(&self) -> &str {
+        self.updated.as_deref().unwrap_or(&self.published)
+    }
+
     /// The year of publication, `YYYY` (the date is checked to be `YYYY-MM-DD` when loaded).
     pub fn published_year(&self) -> &str {
         self.published.get(..4).unwrap_or(&self.published)
@@ -158,6 +167,11 @@ impl ArticleConfig {
         ]
         .into_iter()
         .map(|(n, v)| (n.to_string(), v.as_str()))
+        .chain(
+            self.updated
+                .iter()
+                .map(|u| ("updated".to_string(), u.as_str())),
+        )
         .chain(self.highlights.iter().flat_map(|h| {
             [
                 ("id", &h.id),
@@ -239,6 +253,19 @@ impl ArticleConfig {
         }
         if let Err(why) = check_date(&config.published) {
             return Err(err(format!("published {why}")));
+        }
+        if let Some(updated) = &config.updated {
+            if let Err(why) = check_date(updated) {
+                return Err(err(format!("updated {why}")));
+            }
+            // Both are YYYY-MM-DD, so they compare as text.
+            if updated.as_str() < config.published.as_str() {
+                return Err(err(format!(
+                    "updated {} is before published {}; a revision comes after the first publication",
+                    crate::format::quoted(updated, 20),
+                    crate::format::quoted(&config.published, 20)
+                )));
+            }
         }
         for (name, path) in [
             ("author_url", &config.author_url),

@@ -10,7 +10,7 @@
 
 use askama::Template;
 
-use crate::analysis::{Analysis, Pair};
+use crate::analysis::{Analysis, Pair, Ratio};
 use crate::error::{Error, Result};
 use crate::format::{coord, percent, tokens};
 use crate::highlight::Highlights;
@@ -106,6 +106,7 @@ fn tooltip(p: &Pair) -> Result<String> {
         ratio: percent(p.ratio),
     }
     .render()
+    .map(|t| crate::format::join_units(&t, false))
     .map_err(|e| Error::invalid("text/pair-tooltip.txt", format!("template failed: {e}")))
 }
 
@@ -125,7 +126,7 @@ fn ticks(lo: f64, hi: f64, step: f64, labelled: f64, x_of: impl Fn(f64) -> f64) 
             Tick {
                 x: coord(x_of(v)),
                 label: if (v / labelled).fract().abs() < 1e-9 {
-                    format!("{v:.0} %")
+                    format!("{v:.0}{}%", crate::format::NBSP)
                 } else {
                     String::new()
                 },
@@ -190,21 +191,55 @@ pub struct Bar {
     /// The pair's system and model in full, for the text description.
     pub system: String,
     pub model: String,
+    /// The value, in the column right of the plot, where no line crosses it.
     pub value: String,
     pub value_x: f64,
     pub value_y: f64,
-    pub value_inside: bool,
     pub tooltip: String,
     pub over_100: bool,
 }
 
 /// A group heading of figure 1: the system's name (the summary's `SystemName`, the one name the
-/// article gives a system), on one line or, when narrow, on up to two.
+/// article gives a system), on one line or, when narrow, on up to two, on a row of its own that
+/// no line crosses.
 pub struct GroupHeading {
     pub y: f64,
     pub name: String,
     /// The rest of the name and its baseline, when it takes a second line.
     pub rest: Option<(String, f64)>,
+}
+
+/// A vertical line of a figure drawn as pieces, one per row of marks or bars, so it never runs
+/// through a row of labels.
+pub struct Segment {
+    pub x: f64,
+    pub y1: f64,
+    pub y2: f64,
+}
+
+/// The pieces of each vertical line at `xs`, one per row span of `rows` (top, bottom).
+fn segments(xs: &[f64], rows: &[(f64, f64)]) -> Vec<Segment> {
+    xs.iter()
+        .flat_map(|&x| {
+            rows.iter().map(move |&(y1, y2)| Segment {
+                x,
+                y1: coord(y1),
+                y2: coord(y2),
+            })
+        })
+        .collect()
+}
+
+/// Rows that touch (the bottom of one at the top of the next) as one span.
+fn merged(rows: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (top, bottom) in rows {
+        match out.last_mut() {
+            Some(last) if (last.1 - top).abs() < 1e-9 => last.1 = bottom,
+            _ => out.push((top, bottom)),
+        }
+    }
+    out
 }
 
 /// `name` in at most two lines of `max` characters, broken at a space; what does not fit is cut
@@ -235,21 +270,91 @@ fn fit(label: &str, max: usize) -> String {
     }
 }
 
+/// A figure's title, on one line (wide) or two (narrow), each with its baseline.
+pub struct Title {
+    pub lines: Vec<(String, f64)>,
+}
+
+fn title(text: &str, layout: Layout, max: usize) -> Title {
+    match layout {
+        Layout::Wide => Title {
+            lines: vec![(text.to_string(), 22.0)],
+        },
+        Layout::Narrow => {
+            let (first, rest) = two_lines(text, max);
+            let mut lines = vec![(first, 16.0)];
+            lines.extend(rest.map(|r| (r, 31.0)));
+            Title { lines }
+        }
+    }
+}
+
+/// One bar of figure 1 before layout: a highlighted pair's model and ratio.
+pub struct BarData<'a> {
+    pub pair: &'a Pair,
+    pub model: &'a str,
+    pub ratio: Ratio,
+}
+
+/// Figure 1's bars before layout, one group per system in the highlights' order: what the
+/// figure and the social card both draw.
+pub struct BarGroup<'a> {
+    pub system: &'a str,
+    pub bars: Vec<BarData<'a>>,
+}
+
+/// Groups the highlighted pairs by system (organisation and platform), in the highlights' order.
+pub fn bar_groups<'a>(
+    analysis: &'a Analysis,
+    highlights: &'a Highlights,
+) -> Result<Vec<BarGroup<'a>>> {
+    let mut groups: Vec<BarGroup<'a>> = Vec::new();
+    let mut current: Option<(&str, &str)> = None;
+    for h in &highlights.highlights {
+        let pair = analysis.pair(h.offline_id).ok_or_else(|| {
+            Error::invalid("figure 1", format!("highlight {} has no pair", h.label))
+        })?;
+        let key = (
+            pair.submission.organization.as_str(),
+            pair.submission.platform.as_str(),
+        );
+        let bar = BarData {
+            pair,
+            model: &pair.submission.model,
+            ratio: h.ratio,
+        };
+        match groups.last_mut() {
+            Some(group) if current == Some(key) => group.bars.push(bar),
+            _ => groups.push(BarGroup {
+                system: &pair.submission.system_name,
+                bars: vec![bar],
+            }),
+        }
+        current = Some(key);
+    }
+    Ok(groups)
+}
+
+/// The title of figure 1.
+const HIGHLIGHTS_TITLE: &str =
+    "Server throughput as a share of Offline throughput, highlighted submissions";
+
 #[derive(Template)]
 #[template(path = "figure-highlights.svg")]
 pub struct HighlightsFigure {
     pub id: String,
     pub class: &'static str,
-    pub heading: bool,
+    pub title: Title,
+    pub narrow: bool,
     pub width: f64,
     pub height: f64,
     pub subtitle_y: f64,
     pub plot_x: f64,
     pub plot_right: f64,
-    pub top: f64,
     pub axis_y: f64,
     pub bar_height: f64,
-    pub reference_x: f64,
+    pub grid: Vec<Segment>,
+    pub reference: Vec<Segment>,
     pub ticks: Vec<Tick>,
     pub bars: Vec<Bar>,
     pub groups: Vec<GroupHeading>,
@@ -257,15 +362,19 @@ pub struct HighlightsFigure {
     pub note: Option<ClippedNote>,
 }
 
-/// Figure 1: one bar per highlighted pair, grouped by organisation and platform.
+/// Figure 1: one bar per highlighted pair, grouped by system. Labels sit left of the plot (wide)
+/// or on a row of their own above each bar (narrow), values in a column right of it, and the
+/// grid and the 100 % line are drawn only along the rows of bars: no line crosses a label.
 pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
     let width = layout.width();
+    let narrow = layout == Layout::Narrow;
+    // (plot left and right, first row, bar height, gap between bars, label row above a bar)
     let (plot_x, plot_right, top, bar_height, bar_gap, label_room) = match layout {
-        Layout::Wide => (250.0, 690.0, 56.0, 26.0, 10.0, 0.0),
-        Layout::Narrow => (16.0, 314.0, 34.0, 20.0, 8.0, 17.0),
+        Layout::Wide => (230.0, 650.0, 56.0, 26.0, 10.0, 0.0),
+        Layout::Narrow => (18.0, 262.0, 62.0, 20.0, 8.0, 17.0),
     };
-    // Characters a narrow label may take at 12-unit text (the full text is in the tables).
-    let max_label = if layout == Layout::Narrow { 44 } else { 80 };
+    // Characters a label may take (the full text is in the tables).
+    let max_label = if narrow { 40 } else { 30 };
     let max_pct = highlights
         .highlights
         .iter()
@@ -281,76 +390,57 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
 
     let mut y = top;
     let mut bars = Vec::new();
+    let mut rows = Vec::new();
     let mut groups: Vec<GroupHeading> = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for h in &highlights.highlights {
-        let pair = analysis.pair(h.offline_id).ok_or_else(|| {
-            Error::invalid("figure 1", format!("highlight {} has no pair", h.label))
-        })?;
-        let key = (
-            pair.submission.organization.clone(),
-            pair.submission.platform.clone(),
-        );
-        if current.as_ref() != Some(&key) {
-            if current.is_some() {
-                y += 20.0;
-            }
-            let (name, rest) = two_lines(
-                &pair.submission.system_name,
-                if layout == Layout::Narrow {
-                    36
-                } else {
-                    max_label
-                },
-            );
-            let second = rest.is_some();
-            groups.push(GroupHeading {
-                y: coord(y + 12.0),
-                name,
-                rest: rest.map(|r| (r, coord(y + 27.0))),
-            });
-            y += if second { 36.0 } else { 22.0 };
-            current = Some(key);
+    for (g, group) in bar_groups(analysis, highlights)?.iter().enumerate() {
+        if g > 0 {
+            y += 14.0;
         }
-        y += label_room;
-        let end = x_of(h.ratio.percent());
-        // The value sits inside the bar's end when the bar is long enough, so it never collides
-        // with the 100 % line; short bars carry it outside.
-        let inside = end - plot_x > 80.0;
-        let middle = y + bar_height / 2.0 + 4.5;
-        let (label_x, label_y, label_end) = match layout {
-            Layout::Wide => (plot_x - 8.0, middle, true),
-            Layout::Narrow => (plot_x, y - 5.0, false),
-        };
-        bars.push(Bar {
-            y: coord(y),
-            width: coord(end - plot_x),
-            label: fit(
-                &pair.submission.model,
-                if layout == Layout::Narrow {
-                    max_label
-                } else {
-                    32
-                },
-            ),
-            label_x: coord(label_x),
-            label_y: coord(label_y),
-            label_end,
-            system: pair.submission.system_name.clone(),
-            model: pair.submission.model.clone(),
-            value: percent(h.ratio),
-            value_x: coord(if inside { end - 6.0 } else { end + 6.0 }),
-            value_y: coord(middle),
-            value_inside: inside,
-            tooltip: tooltip(pair)?,
-            over_100: h.ratio.0 > 1.0,
+        let (name, rest) = two_lines(group.system, if narrow { 36 } else { 80 });
+        let second = rest.is_some();
+        groups.push(GroupHeading {
+            y: coord(y + 12.0),
+            name,
+            rest: rest.map(|r| (r, coord(y + 27.0))),
         });
-        y += bar_height + bar_gap;
+        y += if second { 38.0 } else { 23.0 };
+        for bar in &group.bars {
+            y += label_room;
+            let end = x_of(bar.ratio.percent());
+            let middle = y + bar_height / 2.0 + 4.5;
+            let (label_x, label_y, label_end) = match layout {
+                Layout::Wide => (plot_x - 8.0, middle, true),
+                Layout::Narrow => (plot_x, y - 6.0, false),
+            };
+            // The lines run along the bar; when narrow they stop short of its label above.
+            rows.push(match layout {
+                Layout::Wide => (y - bar_gap / 2.0, y + bar_height + bar_gap / 2.0),
+                Layout::Narrow => (y - 1.0, y + bar_height + 1.0),
+            });
+            bars.push(Bar {
+                y: coord(y),
+                width: coord(end - plot_x),
+                label: fit(bar.model, max_label),
+                label_x: coord(label_x),
+                label_y: coord(label_y),
+                label_end,
+                system: group.system.to_string(),
+                model: bar.model.to_string(),
+                value: percent(bar.ratio),
+                value_x: coord(plot_right + 8.0),
+                value_y: coord(middle),
+                tooltip: tooltip(bar.pair)?,
+                over_100: bar.ratio.0 > 1.0,
+            });
+            y += bar_height + bar_gap;
+        }
     }
-    let axis_y = coord(y + 4.0);
+    let axis_y = coord(y - bar_gap / 2.0 + 2.0);
+    let ticks = ticks(0.0, domain, 20.0, 20.0, x_of);
+    let rows = merged(rows);
     let (legend, bottom) = legend(
         layout,
-        axis_y + 48.0,
+        axis_y + 46.0,
         &[
             (LegendKind::ReferenceRate, 320.0),
             (LegendKind::BarBelow, 120.0),
@@ -361,22 +451,19 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     render(
         &HighlightsFigure {
             id: format!("fig1{}", layout.suffix()),
-            class: if layout == Layout::Narrow {
-                "sr-fig sr-narrow"
-            } else {
-                "sr-fig"
-            },
-            heading: layout == Layout::Wide,
+            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
+            title: title(HIGHLIGHTS_TITLE, layout, 48),
+            narrow,
             width,
             height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-            subtitle_y: if layout == Layout::Wide { 40.0 } else { 16.0 },
+            subtitle_y: if narrow { 48.0 } else { 40.0 },
             plot_x,
             plot_right,
-            top: top - 6.0,
             axis_y,
             bar_height,
-            reference_x: coord(x_of(100.0)),
-            ticks: ticks(0.0, domain, 20.0, 20.0, x_of),
+            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
+            reference: segments(&[coord(x_of(100.0))], &rows),
+            ticks,
             bars,
             groups,
             legend,
@@ -415,19 +502,19 @@ pub struct Band {
 pub struct PairsFigure {
     pub id: String,
     pub class: &'static str,
-    pub heading: bool,
+    pub title: Title,
     pub narrow: bool,
     pub width: f64,
     pub height: f64,
     pub subtitle_y: f64,
     pub plot_x: f64,
     pub plot_right: f64,
-    pub top: f64,
     pub axis_y: f64,
     pub strip_height: f64,
     pub dot: f64,
     pub dot_hl: f64,
-    pub reference_x: f64,
+    pub grid: Vec<Segment>,
+    pub reference: Vec<Segment>,
     pub ticks: Vec<Tick>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
@@ -438,12 +525,15 @@ pub struct PairsFigure {
 }
 
 /// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
+/// Band labels sit left of the plot (wide) or on a row above each strip (narrow); the grid and
+/// the 100 % line run along the strips only, and each median tick is drawn over the marks.
 pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
     let width = layout.width();
+    let narrow = layout == Layout::Narrow;
     // (left and right of the plot, top, band height, strip height, label room above the strip)
     let (plot_x, plot_right, top, band_height, strip_height, label_room) = match layout {
         Layout::Wide => (170.0, 730.0, 56.0, 64.0, 58.0, 0.0),
-        Layout::Narrow => (18.0, 320.0, 30.0, 72.0, 46.0, 22.0),
+        Layout::Narrow => (12.0, 326.0, 58.0, 74.0, 46.0, 24.0),
     };
     let stats = &analysis.benchmarks;
     let lo_pct = analysis
@@ -471,9 +561,11 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
 
     let mut bands = Vec::new();
     let mut marks = Vec::new();
+    let mut rows = Vec::new();
     for (i, s) in stats.iter().enumerate() {
         let band_top = top + band_height * i as f64;
         let center = band_top + label_room + (band_height - label_room) / 2.0;
+        rows.push((center - strip_height / 2.0, center + strip_height / 2.0));
         let mut members: Vec<&Pair> = analysis
             .pairs
             .iter()
@@ -491,16 +583,17 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
                 y: coord(center + offsets[k % offsets.len()]),
                 highlighted: highlighted.contains(&p.offline_id),
                 cpu_only: p.submission.cpu_only,
-                tooltip: tooltip(p)?,
+                // A phone shows no hover text: the narrow drawing leaves it out.
+                tooltip: if narrow { String::new() } else { tooltip(p)? },
             });
         }
         bands.push(Band {
             y: coord(center),
             label_y: coord(match layout {
                 Layout::Wide => center,
-                Layout::Narrow => band_top + 16.0,
+                Layout::Narrow => band_top + 17.0,
             }),
-            label: fit(&s.benchmark, if layout == Layout::Narrow { 24 } else { 22 }),
+            label: fit(&s.benchmark, if narrow { 24 } else { 22 }),
             pairs: s.pairs,
             min: percent(s.min),
             median: percent(s.median),
@@ -510,41 +603,41 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     }
     // Highlighted marks are drawn last, on top.
     marks.sort_by_key(|m| m.highlighted);
-    let axis_y = coord(top + band_height * stats.len() as f64 + 4.0);
-    let step = if hi - lo > 60.0 || layout == Layout::Narrow {
-        10.0
-    } else {
-        5.0
-    };
+    let axis_y = coord(top + band_height * stats.len() as f64 + 2.0);
+    let step = if hi - lo > 60.0 || narrow { 10.0 } else { 5.0 };
+    let ticks = ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of);
     let mut entries = vec![
         (LegendKind::Reference, 240.0),
-        (LegendKind::Mark, 115.0),
-        (LegendKind::MarkHighlighted, 135.0),
+        (LegendKind::Mark, 130.0),
+        (LegendKind::MarkHighlighted, 150.0),
     ];
     if analysis.pairs.iter().any(|p| p.submission.cpu_only) {
         entries.push((LegendKind::MarkCpuOnly, 130.0));
     }
-    let (legend, bottom) = legend(layout, axis_y + 48.0, &entries);
+    let (legend, bottom) = legend(layout, axis_y + 46.0, &entries);
     let note = clipped_note(clipped, bottom + 20.0);
-    let narrow = layout == Layout::Narrow;
+    let title_text = format!(
+        "Server/Offline ratio of all {} matched pairs, by benchmark",
+        marks.len()
+    );
     render(
         &PairsFigure {
             id: format!("fig2{}", layout.suffix()),
             class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            heading: !narrow,
+            title: title(&title_text, layout, 48),
             narrow,
             width,
             height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-            subtitle_y: if narrow { 16.0 } else { 40.0 },
+            subtitle_y: if narrow { 48.0 } else { 40.0 },
             plot_x,
             plot_right,
-            top,
             axis_y,
             strip_height,
             dot: if narrow { 4.0 } else { 4.5 },
             dot_hl: if narrow { 5.5 } else { 6.0 },
-            reference_x: coord(x_of(100.0)),
-            ticks: ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of),
+            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
+            reference: segments(&[coord(x_of(100.0))], &rows),
+            ticks,
             bands,
             cpu_marks: marks.iter().filter(|m| m.cpu_only).count(),
             marks,

@@ -5,7 +5,51 @@ use crate::analysis::Ratio;
 
 /// A ratio as a percentage with two decimals, e.g. `85.36 %`.
 pub fn percent(r: Ratio) -> String {
-    format!("{:.2} %", r.percent())
+    format!("{:.2}{NBSP}%", r.percent())
+}
+
+/// A percentage given in percent (not as a fraction), with two decimals: `14.64 %`.
+pub fn percent_value(pct: f64) -> String {
+    format!("{pct:.2}{NBSP}%")
+}
+
+/// The no-break space that joins a number to its unit (`85.36 %`, `80 ms`), so a line never
+/// breaks between them.
+pub const NBSP: char = '\u{a0}';
+
+/// The units the prose writes after a number, joined to it by [`NBSP`].
+pub const UNITS: &[&str] = &["%", "tokens/s", "ms", "percentage points", "points", "MB"];
+
+/// `text` with the space before each unit of [`UNITS`] that follows a digit made a no-break
+/// space. When `after_value` is set, `text` follows a rendered number, so a unit at its very
+/// start is joined too.
+pub fn join_units(text: &str, after_value: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let number_before = prev.map_or(after_value, |p| p.is_ascii_digit());
+        if c == ' ' && number_before {
+            let after = &rest[1..];
+            let unit = UNITS.iter().find(|u| {
+                after.starts_with(**u)
+                    && after[u.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|n| !n.is_alphanumeric())
+            });
+            if unit.is_some() {
+                out.push(NBSP);
+                prev = Some(NBSP);
+                rest = after;
+                continue;
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// Percentage points with two decimals, e.g. `12.51`.
@@ -162,6 +206,33 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
+/// `s` escaped for HTML, with a line-break opportunity (`<wbr>`) after a `_`, `-`, `/` or `,`
+/// that ends a run of at least [`BREAK_RUN`] characters without one, so a long name such as
+/// `PRIMERGY_CDI_RTX_PRO_6000_PCIE_96GBx8` can wrap in a narrow table cell instead of widening
+/// the page, while short names (and the page's element count) stay as they are.
+pub fn breakable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    let chars: Vec<char> = s.chars().collect();
+    let mut run = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        out.push_str(&html_escape(c.encode_utf8(&mut [0u8; 4])));
+        if c.is_whitespace() {
+            run = 0;
+            continue;
+        }
+        run += 1;
+        let more = chars.get(i + 1).is_some_and(|n| !n.is_whitespace());
+        if matches!(c, '_' | '-' | '/' | ',') && run >= BREAK_RUN && more {
+            out.push_str("<wbr>");
+            run = 0;
+        }
+    }
+    out
+}
+
+/// The fewest characters [`breakable`] leaves between two of the breaks it adds.
+pub const BREAK_RUN: usize = 8;
+
 /// A value for a BibTeX field: TeX's special characters escaped.
 pub fn bibtex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -216,9 +287,48 @@ mod tests {
         assert_eq!(grouped(-1000.0, 0), "-1,000");
         assert_eq!(tokens(70132.3), "70,132.3");
         assert_eq!(tokens(106637.0), "106,637");
-        assert_eq!(percent(Ratio(0.853640904)), "85.36 %");
-        assert_eq!(percent(Ratio(1.0172490073673766)), "101.72 %");
+        assert_eq!(percent(Ratio(0.853640904)), "85.36\u{a0}%");
+        assert_eq!(percent(Ratio(1.0172490073673766)), "101.72\u{a0}%");
         assert_eq!(points(12.505543608754962), "12.51");
+    }
+
+    #[test]
+    fn units_are_joined_to_their_numbers() {
+        assert_eq!(
+            join_units(
+                "Server 59,867.8 against 70,132.3 tokens/s, 12 ms and 3 %.",
+                false
+            ),
+            "Server 59,867.8 against 70,132.3\u{a0}tokens/s, 12\u{a0}ms and 3\u{a0}%."
+        );
+        // After a rendered number, a unit at the start of the text is joined too.
+        assert_eq!(join_units(" tokens/s (rows", true), "\u{a0}tokens/s (rows");
+        assert_eq!(join_units(" tokens/s (rows", false), " tokens/s (rows");
+        // Not a unit: a word that merely starts like one, or a unit after a word.
+        assert_eq!(join_units("4 msgs and the ms", false), "4 msgs and the ms");
+        assert_eq!(
+            join_units("12.51 percentage points", false),
+            "12.51\u{a0}percentage points"
+        );
+    }
+
+    #[test]
+    fn breakable_names_escape_and_offer_breaks() {
+        // A break after the separator that ends 8 or more characters without one.
+        assert_eq!(
+            breakable("Quanta_Cloud_Technology"),
+            "Quanta_Cloud_<wbr>Technology"
+        );
+        assert_eq!(
+            breakable("PRIMERGY_CDI_RTX_PRO_6000_PCIE_96GBx8,"),
+            "PRIMERGY_<wbr>CDI_RTX_<wbr>PRO_6000_<wbr>PCIE_96GBx8,"
+        );
+        // Short words, a separator before a space or at the end: nothing added; markup escaped.
+        assert_eq!(breakable("a/b, c-d"), "a/b, c-d");
+        assert_eq!(
+            breakable("<b>abcdefgh/ijk</b>"),
+            "&lt;b&gt;abcdefgh/<wbr>ijk&lt;/b&gt;"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub enum OutputFile {
     InteractivePairsCsv,
     FigureHighlights,
     FigurePairs,
+    Card,
     Provenance,
     Notebook,
     NotebookScript,
@@ -37,6 +38,7 @@ impl OutputFile {
         OutputFile::NotebookScript,
         OutputFile::FigureHighlights,
         OutputFile::FigurePairs,
+        OutputFile::Card,
         OutputFile::Article,
         OutputFile::Validation,
     ];
@@ -51,6 +53,7 @@ impl OutputFile {
             OutputFile::InteractivePairsCsv => "interactive_pairs.csv",
             OutputFile::FigureHighlights => "scenario-ratios.svg",
             OutputFile::FigurePairs => "ratios-by-model.svg",
+            OutputFile::Card => "scenario-ratios-card.png",
             OutputFile::Provenance => "provenance.json",
             OutputFile::Notebook => "analysis.ipynb",
             OutputFile::NotebookScript => "analysis.py",

@@ -3,7 +3,7 @@
 //!
 //! The pipeline is linear, one module per stage: [`inputs`] (acquire and verify) → [`summary`]
 //! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → [`highlight`] (the
-//! article's chosen pairs) → [`evidence`] (logs and thresholds) → [`figure`] (SVG) → [`article`]
+//! article's chosen pairs) → [`evidence`] (logs and thresholds) → [`figure`] (SVG; [`card`], the social card) → [`article`]
 //! (Markdown + Askama) → [`package`] (zip, SHA256SUMS, provenance) → [`validate`] → [`dist`]
 //! (guarded, atomic output). [`project`] loads the prose, settings, manifest and facts at run
 //! time; [`pipeline`] runs the stages; [`verify`] is the reader's check; `main.rs` only parses
@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod archive;
 pub mod article;
 pub mod calendar;
+pub mod card;
 pub mod config;
 pub mod dist;
 pub mod error;

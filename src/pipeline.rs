@@ -208,6 +208,10 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
         svg_file(&figures.highlights),
     )?;
     dist.add(OutputFile::FigurePairs.path(), svg_file(&figures.pairs))?;
+    dist.add(
+        OutputFile::Card.path(),
+        crate::card::card(analysis, &computed.highlights, &project.config)?,
+    )?;
     let csv = project.manifest.single(InputKind::SummaryCsv)?;
     let tree = article::ResultsTree {
         repository: &csv.repository,
@@ -215,7 +219,7 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     };
     dist.add(
         OutputFile::PairsCsv.path(),
-        article::pairs_csv(analysis, tree)?,
+        article::pairs_csv(analysis, &computed.highlights, tree)?,
     )?;
     dist.add(
         OutputFile::InteractivePairsCsv.path(),

@@ -249,7 +249,8 @@ fn make(case: &str, s: &Sandbox) -> String {
                             .split('<')
                             .next()
                             .unwrap()
-                            .to_string()
+                            // The no-break space before `%`, as a reader sees it.
+                            .replace("&#160;", " ")
                     })
                     .unwrap()
             };
@@ -275,8 +276,14 @@ fn make(case: &str, s: &Sandbox) -> String {
             );
             s.built(&s.build_summaries(c.as_bytes(), j.as_bytes()));
             let mut r = csv::Reader::from_path(s.out.join("pairs.csv")).unwrap();
+            let column = r
+                .headers()
+                .unwrap()
+                .iter()
+                .position(|h| h == "system_name")
+                .unwrap();
             let row = r.records().next().unwrap().unwrap();
-            row[3].to_string()
+            row[column].to_string()
         }
         "hash mismatch" => s.refused(|s| {
             s.build_real_mirror(|m| {

@@ -1,12 +1,16 @@
 //! The published page in a real browser and a real HTML checker. Debian's chromium, driven by
-//! puppeteer-core (tests/browser/article-check.mjs), loads the built article at 390, 360 and 1280
-//! px in light and dark: axe-core must find no violation (every <details> open), nothing may
-//! overflow sideways, each figure must fit its column with every label inside the drawing and at
-//! least 10 CSS px, and the page must log nothing and request nothing. Printed, closed <details>
-//! must show their content and links their addresses; the PDF's own text is checked with
-//! pdftotext: every SHA-256 the page shows is printed whole (no column cut off at the page's
-//! edge), and no page but the last is left mostly empty. The Nu Html Checker must report no error for the page and both SVGs. Screenshots
-//! and the PDF are kept under target/browser/.
+//! puppeteer-core (tests/browser/article-check.mjs), loads the built article at twelve widths
+//! from 320 to 1440 px, light, and at 390 and 1280 px also dark. On a 390 × 844 phone the first
+//! screen holds the first highlighted number and the top of figure 1. At every width, with every
+//! <details> open, axe-core must find no violation, the page must never scroll sideways (a wide
+//! table scrolls inside its own focusable, labelled region), each displayed figure must fit its
+//! column with every label inside the drawing, at least 10 CSS px and 4.5:1 against what is under
+//! it, no chart line may cross a label, and the page must log nothing and request nothing.
+//! Printed, closed <details> must show their content and links their addresses; the PDF's own
+//! text is checked with pdftotext: every SHA-256 the page shows is printed whole (no column cut
+//! off at the page's edge), and no page but the last is left mostly empty. The Nu Html Checker
+//! must report no error for the page and both SVGs. Screenshots and the PDF are kept under
+//! target/browser/.
 
 mod common;
 
@@ -31,9 +35,39 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
     );
     let r: Value = serde_json::from_str(report.trim()).unwrap();
     let views = r["views"].as_array().unwrap();
-    assert_eq!(views.len(), 6, "3 widths × 2 colour schemes");
+    let widths: Vec<u64> = views.iter().map(|v| v["width"].as_u64().unwrap()).collect();
+    assert_eq!(
+        widths,
+        [320, 360, 390, 390, 480, 600, 641, 700, 768, 900, 1024, 1280, 1280, 1440],
+        "every width, 390 and 1280 px also dark"
+    );
+    // The finding is on a phone's first screen: the first highlighted number and the top of
+    // figure 1 within 844 px.
+    let phone = views
+        .iter()
+        .find(|v| v["width"] == 390 && v["height"] == 844)
+        .unwrap();
+    assert!(
+        phone["first_value"].as_str().unwrap().ends_with('%'),
+        "{phone}"
+    );
+    assert!(
+        phone["first_value_bottom"].as_u64().unwrap() <= 844,
+        "{phone}"
+    );
+    assert!(phone["figure_1_top"].as_u64().unwrap() < 844, "{phone}");
     for v in views {
         let at = format!("{} px {}", v["width"], v["scheme"]);
+        println!(
+            "{at}: page {} px tall, first number ends at {} px, figure 1 starts at {} px",
+            v["page_height"], v["first_value_bottom"], v["figure_1_top"]
+        );
+        for region in v["scrolling_regions"].as_array().unwrap() {
+            assert_eq!(
+                region["ok"], true,
+                "a scrolling table that is not a focusable, labelled region at {at}: {region}"
+            );
+        }
         assert_eq!(v["axe"], serde_json::json!([]), "axe at {at}");
         assert_eq!(
             v["document_width"], v["viewport"],
@@ -64,6 +98,11 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
                 f["smallest_label"]
             );
             assert_eq!(f["labels_outside"], serde_json::json!([]), "{id} at {at}");
+            assert_eq!(
+                f["lines_crossing_labels"],
+                serde_json::json!([]),
+                "{id} at {at}: a chart line crosses a label"
+            );
             assert_eq!(f["low_contrast"], serde_json::json!([]), "{id} at {at}");
             assert!(
                 f["lowest_contrast"].as_f64().unwrap() >= 4.5,
@@ -249,7 +288,8 @@ fn the_browser_checks_catch_a_bad_page() {
         &bad,
         "<!DOCTYPE html><html lang=\"en\"><head><title>bad</title><meta name=\"viewport\" content=\"width=device-width\"></head><body>\
          <main><img src=\"http://127.0.0.1:9/x.png\" alt=\"x\"><input type=\"text\">\
-         <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text><text x=\"5\" y=\"80\" font-size=\"14\" fill=\"#dddddd\">faint</text></svg></div></figure>\
+         <figure><div><svg viewBox=\"0 0 760 100\" width=\"760\" height=\"100\" aria-labelledby=\"t\"><title id=\"t\">t</title><text x=\"5\" y=\"50\" font-size=\"6\">tiny</text><line x1=\"6\" x2=\"6\" y1=\"40\" y2=\"55\" stroke=\"#000\" class=\"grid\"/><text x=\"5\" y=\"80\" font-size=\"14\" fill=\"#dddddd\">faint</text></svg></div></figure>\
+         <div style=\"overflow-x:auto\"><div style=\"width:2000px\">a wide table, scrolling in an unlabelled box</div></div>\
          <details id=\"closed\"><summary>s</summary><table><tr><td>hidden</td></tr></table></details>\
          <style>td.r{display:block;position:relative;padding-left:60px}td.r::before{content:attr(data-label);position:absolute;left:0;width:50px}</style>\
          <table><tr><td class=\"r\" data-label=\"Log rate ≈ summary of the row\">1</td></tr></table></main></body></html>",
@@ -295,6 +335,16 @@ fn the_browser_checks_catch_a_bad_page() {
             .as_str()
             .is_some_and(|l| l.starts_with("faint: 1.")),
         "{phone}"
+    );
+    assert!(
+        phone["figures"][0]["lines_crossing_labels"][0]
+            .as_str()
+            .is_some_and(|l| l.contains("tiny")),
+        "{phone}"
+    );
+    assert_eq!(
+        phone["scrolling_regions"][0]["ok"], false,
+        "a box that scrolls sideways without role, tabindex and label: {phone}"
     );
     // Without print styles a closed <details> prints its summary only.
     assert_eq!(

@@ -451,7 +451,7 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     let a = analysis::analyse(&s).unwrap();
     let h = highlight::select(&a, &config()).unwrap();
     let f = figure::figures(&a, &h).unwrap();
-    let note = ">2 values beyond 200 % drawn at the edge (see the table)<";
+    let note = ">2 values beyond 200&#160;% drawn at the edge (see the table)<";
     for svg in [
         &f.pairs,
         &f.pairs_narrow,

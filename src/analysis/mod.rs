@@ -181,6 +181,16 @@ impl Submission {
         }
     }
 
+    /// The system as the article names it: its `SystemName`, and its organisation after it in
+    /// parentheses when the name does not carry it already.
+    pub fn system_label(&self) -> String {
+        if self.system_name.contains(self.organization.as_str()) {
+            self.system_name.clone()
+        } else {
+            format!("{} ({})", self.system_name, self.organization)
+        }
+    }
+
     /// Runs on more than one node.
     pub fn multi_node(&self) -> Option<bool> {
         self.nodes.map(|n| n > 1)

@@ -12,12 +12,13 @@ use crate::analysis::{Pair, Step};
 use crate::error::Result;
 use crate::evidence::claims::{ClaimId, Note};
 use crate::evidence::{Check, CheckKind};
-use crate::format::{grouped, percent, points, short_commit, tokens};
+use crate::format::{breakable, grouped, percent, points, short_commit, tokens};
 use crate::inputs::PinnedInput;
 use crate::layout::OutputFile;
 
 /// A highlight row of figure 1's data table.
 pub struct HighlightRow {
+    /// Escaped, with break opportunities.
     pub system: String,
     pub model: String,
     pub offline: String,
@@ -81,6 +82,9 @@ struct ChecksBlock<'a> {
 
 pub struct PairRow<'a> {
     pub pair: &'a Pair,
+    /// The system's label and the model label, escaped, with break opportunities.
+    pub system: String,
+    pub model: String,
     pub offline: String,
     pub server: String,
     pub ratio: String,
@@ -267,8 +271,8 @@ fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
         .map(|h| {
             let p = pair_of(a, h)?;
             Ok(HighlightRow {
-                system: p.submission.system_name.clone(),
-                model: p.submission.model.clone(),
+                system: breakable(&p.submission.system_name),
+                model: breakable(&p.submission.model),
                 offline: tokens(p.offline),
                 server: tokens(p.server),
                 ratio: percent(h.ratio),
@@ -362,6 +366,7 @@ fn checks(data: &ArticleData<'_>) -> Result<String> {
             accuracy: acc,
         });
     }
+    // The details print times as `80 ms`: on the page, joined by a no-break space.
     template(
         &ChecksBlock {
             rows: check_rows,
@@ -369,6 +374,7 @@ fn checks(data: &ArticleData<'_>) -> Result<String> {
         },
         "blocks/checks.html",
     )
+    .map(|html| crate::format::join_units(&html, false))
 }
 
 /// Every matched pair, the highlighted ones marked.
@@ -387,6 +393,8 @@ fn pairs(data: &ArticleData<'_>) -> Result<String> {
                 .iter()
                 .map(|p| PairRow {
                     pair: p,
+                    system: breakable(&p.submission.system_label()),
+                    model: breakable(&p.submission.model),
                     offline: tokens(p.offline),
                     server: tokens(p.server),
                     ratio: percent(p.ratio),
@@ -499,6 +507,8 @@ pub struct InteractiveBenchmarkRow {
 /// One Interactive pair, with the Server ratio of the same submission where it has one.
 pub struct InteractivePairRow<'a> {
     pub pair: &'a crate::analysis::InteractivePair,
+    pub system: String,
+    pub model: String,
     pub offline: String,
     pub interactive: String,
     pub ratio: String,
@@ -553,6 +563,8 @@ fn interactive(data: &ArticleData<'_>) -> Result<String> {
         .iter()
         .map(|p| InteractivePairRow {
             pair: p,
+            system: breakable(&p.submission.system_label()),
+            model: breakable(&p.submission.model),
             offline: tokens(p.offline),
             interactive: tokens(p.interactive),
             ratio: percent(p.ratio),
@@ -615,6 +627,8 @@ fn robustness(data: &ArticleData<'_>) -> Result<String> {
 /// One group of the noise floor.
 pub struct NoiseRow<'a> {
     pub group: &'a crate::analysis::robustness::NoiseGroup,
+    /// The accelerator and the organisations, escaped, with break opportunities.
+    pub accelerator: String,
     pub organizations: String,
     pub min: String,
     pub max: String,
@@ -638,7 +652,8 @@ fn noise(data: &ArticleData<'_>) -> Result<String> {
         .map(|g| {
             Ok(NoiseRow {
                 group: g,
-                organizations: list_words(&g.organizations)?,
+                accelerator: breakable(&g.accelerator),
+                organizations: breakable(&list_words(&g.organizations)?),
                 min: percent(g.min),
                 max: percent(g.max),
                 spread: points(g.spread_pp),
@@ -665,6 +680,17 @@ fn inputs(data: &ArticleData<'_>) -> Result<String> {
         },
         "blocks/inputs.html",
     )
+}
+
+#[derive(Template)]
+#[template(path = "blocks/contents.html")]
+struct ContentsBlock<'a> {
+    sections: &'a [(String, String)],
+}
+
+/// The page's contents: a link to each section, by its id and title (HTML-escaped text).
+pub fn contents(sections: &[(String, String)]) -> Result<String> {
+    template(&ContentsBlock { sections }, "blocks/contents.html")
 }
 
 /// One source note, in the order of first citation.

@@ -89,10 +89,15 @@ fn write_csv(
         .map_err(|e| Error::invalid(file, e.to_string()))
 }
 
-/// `pairs.csv`: the rows of the pairs table, with each row's folder in the results tree. Text
-/// cells pass through [`spreadsheet_safe`].
-pub fn pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Result<Vec<u8>> {
-    let header: Vec<&str> = ["offline_id", "server_id"]
+/// `pairs.csv`: the rows of the pairs table, with each row's folder in the results tree and the
+/// id of the highlight (figure 1's bar) a pair is, if any. Text cells pass through
+/// [`spreadsheet_safe`].
+pub fn pairs_csv(
+    analysis: &Analysis,
+    highlights: &crate::highlight::Highlights,
+    tree: ResultsTree<'_>,
+) -> Result<Vec<u8>> {
+    let header: Vec<&str> = ["offline_id", "server_id", "highlight"]
         .into_iter()
         .chain(SUBMISSION_COLUMNS)
         .chain([
@@ -110,7 +115,12 @@ pub fn pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Result<Vec<u8>> 
         "pairs.csv",
         header,
         analysis.pairs.iter().map(|p| {
-            [p.offline_id.to_string(), p.server_id.to_string()]
+            let highlight = highlights
+                .highlights
+                .iter()
+                .find(|h| h.offline_id == p.offline_id)
+                .map_or(String::new(), |h| h.id.clone());
+            [p.offline_id.to_string(), p.server_id.to_string(), highlight]
                 .into_iter()
                 .chain(submission_cells(&p.submission))
                 .chain([

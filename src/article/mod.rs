@@ -21,6 +21,7 @@ use crate::evidence::Checks;
 use crate::figure::Figures;
 use crate::highlight::{Highlight, Highlights};
 use crate::inputs::{InputKind, InputManifest};
+use crate::layout::OutputFile;
 
 pub use export::{interactive_pairs_csv, pairs_csv, ResultsTree};
 
@@ -57,12 +58,17 @@ pub(crate) fn pair_of<'a>(a: &'a Analysis, h: &Highlight) -> Result<&'a Pair> {
 #[template(path = "article.html")]
 struct Page<'a> {
     config: &'a ArticleConfig,
+    /// The inner HTML of the standfirst, the prose's first paragraph.
+    standfirst: Option<&'a str>,
     body: &'a str,
     tool: &'a str,
     round: &'a str,
     origin: &'a str,
     author_profile: String,
     json_ld: String,
+    /// The social card's absolute address, and its bars (label, value) for its text alternative.
+    card_url: String,
+    card_bars: Vec<(&'a str, String)>,
 }
 
 /// The schema.org `Article` of the page, as JSON safe to place inside `<script>`: data, not
@@ -85,10 +91,12 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
         "description": c.description,
         "author": { "@type": "Person", "name": c.author, "url": c.absolute(&c.author_url) },
         "datePublished": c.published,
+        "dateModified": c.modified(),
         "url": c.canonical_url,
         "mainEntityOfPage": c.canonical_url,
         "isBasedOn": based_on,
         "license": c.license_url,
+        "image": card_url(c),
     });
     let text = serde_json::to_string(&doc).map_err(|e| Error::invalid("JSON-LD", e.to_string()))?;
     // `<`, `>` and `&` as JSON escapes, so no text can close the script element.
@@ -96,6 +104,41 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026"))
+}
+
+/// The social card's absolute address: beside the page.
+fn card_url(config: &ArticleConfig) -> String {
+    format!("{}{}", config.folder_url(), OutputFile::Card.path())
+}
+
+/// The sections of the rendered prose: each level-2 heading with an id, and its text without
+/// tags or the link to itself.
+fn sections(body: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(at) = rest.find("<h2 id=\"") {
+        let after = &rest[at + "<h2 id=\"".len()..];
+        let Some((id, tail)) = after.split_once("\">") else {
+            break;
+        };
+        let Some((inner, next)) = tail.split_once("</h2>") else {
+            break;
+        };
+        let inner = inner.split(" <a class=\"anchor\"").next().unwrap_or(inner);
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in inner.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        out.push((id.to_string(), text.trim().to_string()));
+        rest = next;
+    }
+    out
 }
 
 /// Renders the whole page from `prose`.
@@ -120,15 +163,34 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
     let rendered = prose::render_prose(prose, &values, &blocks, &ids, data.notes)?;
     let notes = blocks::notes(data.notes, &rendered.cited)?;
     let body = rendered.html.replacen(prose::NOTES_MARKER, &notes, 1);
+    let contents = blocks::contents(&sections(&body))?;
+    let body = body.replacen(prose::CONTENTS_MARKER, &contents, 1);
+    // The prose's first paragraph is the standfirst: it stands under the title, before the
+    // byline.
+    let (standfirst, body) = match body
+        .strip_prefix("<p>")
+        .and_then(|b| b.split_once("</p>\n"))
+    {
+        Some((first, rest)) => (Some(first), rest),
+        None => (None, body.as_str()),
+    };
     template(
         &Page {
             config: data.config,
-            body: &body,
+            standfirst,
+            body,
             tool: data.tool,
             round: &data.analysis.round,
             origin: data.config.origin(),
             author_profile: data.config.absolute(&data.config.author_url),
             json_ld: json_ld(data)?,
+            card_url: card_url(data.config),
+            card_bars: data
+                .highlights
+                .highlights
+                .iter()
+                .map(|h| (h.label.as_str(), crate::format::percent(h.ratio)))
+                .collect(),
         },
         "templates/article.html",
     )

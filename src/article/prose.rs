@@ -31,6 +31,12 @@ pub const NOTES_BLOCK: &str = "notes";
 /// Where the notes go in the rendered prose, until they are rendered.
 pub const NOTES_MARKER: &str = "<!-- scenario-ratios: notes -->";
 
+/// The name of the block that places the page's contents (its sections, with links).
+pub const CONTENTS_BLOCK: &str = "contents";
+
+/// Where the contents go in the rendered prose, until the headings are known.
+pub const CONTENTS_MARKER: &str = "<!-- scenario-ratios: contents -->";
+
 /// The prose as HTML, with the claims it cites in the order of their first citation (the notes'
 /// numbers); the notes themselves stand at [`NOTES_MARKER`], when the prose places them.
 #[derive(Debug)]
@@ -231,6 +237,9 @@ pub fn render_prose(
         cited: Vec::new(),
     };
     let mut notes_placed = false;
+    let mut contents_placed = false;
+    // The id of the heading being rendered, for the link to it that ends the heading.
+    let mut heading: Option<String> = None;
     let lines = Lines::of(markdown);
     let parser = TextMergeWithOffset::new(
         Parser::new_ext(
@@ -269,6 +278,23 @@ pub fn render_prose(
                 .map(str::trim)
                 .and_then(|s| s.strip_prefix("block:"))
             {
+                if name == CONTENTS_BLOCK {
+                    if contents_placed {
+                        return Err(err_at(
+                            line,
+                            "{{block:contents}} is placed twice; the contents stand once",
+                        ));
+                    }
+                    contents_placed = true;
+                    // Filled in once the whole prose is rendered, from its headings.
+                    out.push(Event::Html(CowStr::from(format!(
+                        "<p>{marker}{}</p>\n",
+                        placed.len()
+                    ))));
+                    placed.push(CONTENTS_MARKER);
+                    i += 3;
+                    continue;
+                }
                 if name == NOTES_BLOCK {
                     if notes_placed {
                         return Err(err_at(
@@ -317,10 +343,15 @@ pub fn render_prose(
                 ));
             }
             Event::Text(t) => {
+                // Every number is joined to the unit after it by a no-break space.
+                let mut after_value = false;
                 for piece in substitute(t, line, values, &mut used)? {
+                    let value = matches!(piece, Piece::Value { .. });
                     match piece {
                         Piece::Text("") => {}
-                        Piece::Text(t) => out.push(Event::Text(t.to_string().into())),
+                        Piece::Text(t) => out.push(Event::Text(
+                            crate::format::join_units(t, after_value).into(),
+                        )),
                         Piece::Value { name, value } => {
                             out.push(Event::InlineHtml(
                                 format!(
@@ -329,13 +360,14 @@ pub fn render_prose(
                                 )
                                 .into(),
                             ));
-                            out.push(Event::Text(value.into()));
+                            out.push(Event::Text(crate::format::join_units(&value, false).into()));
                             out.push(Event::InlineHtml("</span>".into()));
                         }
                         Piece::Cite(id) => {
                             out.push(Event::InlineHtml(citations.cite(&id, line)?.into()));
                         }
                     }
+                    after_value = value;
                 }
             }
             Event::Code(t) => out.push(Event::Code(
@@ -360,6 +392,20 @@ pub fn render_prose(
                             "heading id {{#{}}} is already used at line {first}",
                             near(id)
                         ),
+                    ));
+                }
+                heading = Some(id.to_string());
+                out.push(events[i].clone());
+            }
+            // A heading with an id ends in a visible link to itself.
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(id) = heading.take() {
+                    let id = crate::format::html_escape(&id);
+                    out.push(Event::InlineHtml(
+                        format!(
+                            " <a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to this section\">§</a>"
+                        )
+                        .into(),
                     ));
                 }
                 out.push(events[i].clone());

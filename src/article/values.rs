@@ -195,7 +195,10 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     // What the prose may say of the two rates: "loss" only where Server is below Offline, so
     // a sentence that says the system gives something up cannot outlive data that say not.
     if h.ratio.0 < 1.0 {
-        v.put(key("loss"), format!("{:.2} %", 100.0 - h.ratio.percent()));
+        v.put(
+            key("loss"),
+            crate::format::percent_value(100.0 - h.ratio.percent()),
+        );
     } else {
         v.missing(
             key("loss"),
@@ -203,7 +206,10 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
         );
     }
     if h.ratio.0 > 1.0 {
-        v.put(key("gain"), format!("{:.2} %", h.ratio.percent() - 100.0));
+        v.put(
+            key("gain"),
+            crate::format::percent_value(h.ratio.percent() - 100.0),
+        );
     } else {
         v.missing(
             key("gain"),
@@ -266,7 +272,13 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
         }
     }
     // The checker's bounds for this highlight's benchmark, by metric name.
-    let pct = |m: Option<f64>| format!("{} %", round_sig(m.unwrap_or(1.0) * 100.0, 6));
+    let pct = |m: Option<f64>| {
+        format!(
+            "{}{}%",
+            round_sig(m.unwrap_or(1.0) * 100.0, 6),
+            crate::format::NBSP
+        )
+    };
     match data.facts.models.get(&p.submission.benchmark) {
         None => v.missing(
             key("target.*"),

@@ -239,11 +239,11 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
         expected.push((format!("hl.{id}.ratio"), percent(r)));
         expected.push((
             format!("hl.{id}.loss"),
-            format!("{:.2} %", 100.0 - r.percent()),
+            crate::format::percent_value(100.0 - r.percent()),
         ));
         expected.push((
             format!("hl.{id}.gain"),
-            format!("{:.2} %", r.percent() - 100.0),
+            crate::format::percent_value(r.percent() - 100.0),
         ));
     }
     if let Some(span) = results["span_pp"].as_f64() {
@@ -489,6 +489,11 @@ mod tests {
             "counts": {"pairs": 3},
         });
         let expected = expected_values(&results).unwrap();
+        // Percentages are joined to their sign by a no-break space.
+        let expected: Vec<(String, String)> = expected
+            .into_iter()
+            .map(|(n, v)| (n, v.replace('\u{a0}', " ")))
+            .collect();
         for (name, want) in [
             ("round", "v6.1"),
             ("hl.a.ratio", "85.36 %"),

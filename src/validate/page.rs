@@ -94,6 +94,61 @@ fn url_problem(attribute: &str, value: &str) -> Option<String> {
     None
 }
 
+/// True for the page's icon: a `<link rel="icon">` whose address is an SVG drawing held in the
+/// page itself (`data:image/svg+xml,…`) that can neither run, nor link, nor load anything: after
+/// percent-decoding it names no script, no link, no `url()` and no event handler. The
+/// Content-Security-Policy's `img-src data:` lets a browser show exactly this.
+fn is_inert_icon(name: &str, attr: &dyn Fn(&str) -> Option<String>) -> bool {
+    if name != "link" || attr("rel").is_none_or(|r| !r.trim().eq_ignore_ascii_case("icon")) {
+        return false;
+    }
+    let Some(href) = attr("href") else {
+        return false;
+    };
+    let Some(payload) = href.strip_prefix("data:image/svg+xml,") else {
+        return false;
+    };
+    // Percent-decoding, byte by byte; anything but an escape is kept as it is.
+    let bytes = payload.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                decoded.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    let svg = String::from_utf8_lossy(&decoded).to_ascii_lowercase();
+    let compact: String = svg.chars().filter(|c| !c.is_whitespace()).collect();
+    svg.starts_with("<svg")
+        && ![
+            "script",
+            "href",
+            "url(",
+            "@import",
+            "foreignobject",
+            "<image",
+            "<use",
+            "<a",
+        ]
+        .iter()
+        .any(|bad| compact.contains(bad))
+        && !svg
+            .split(|c: char| c.is_whitespace() || c == '<')
+            .any(|token| token.starts_with("on"))
+}
+
 /// What one pass of the tokenizer finds in the page.
 #[derive(Debug, Default)]
 pub struct PageScan {
@@ -183,7 +238,8 @@ fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
                 shown(&key)
             ));
         }
-        if URL_ATTRIBUTES.contains(&key.as_str()) {
+        if URL_ATTRIBUTES.contains(&key.as_str()) && !(key == "href" && is_inert_icon(&name, &attr))
+        {
             if let Some(why) = url_problem(&key, value) {
                 problems.push(format!(
                     "<{qname} {key}={:?}> {why}",
@@ -244,6 +300,7 @@ fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
                 }
             }
         }
+        "link" if is_inert_icon(&name, &attr) => {}
         "link" if attr("rel").is_none_or(|r| !r.trim().eq_ignore_ascii_case("canonical")) => {
             problems.push(format!(
                 "<link rel={:?}> (only rel=\"canonical\" is allowed)",

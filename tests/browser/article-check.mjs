@@ -1,8 +1,12 @@
-// The published page as readers meet it, in Debian's chromium: a phone (390 px, also 360 px) and a
-// desktop (1280 px), light and dark, then print. For each view it reports axe-core's violations
-// (every <details> opened), sideways overflow, the figures' fit and their smallest label in CSS
-// px and the lowest contrast of their labels, console messages and network requests; then the
-// standalone SVGs' label contrast, light and dark; it saves screenshots and the printed PDF.
+// The published page as readers meet it, in Debian's chromium: every width from a small phone
+// (320 px) to a wide desktop (1440 px), light, and the phone (390 px) and desktop (1280 px) also
+// dark; then print. For each view it reports what the first screen holds (as loaded), then, with
+// every <details> opened: axe-core's violations, the document's width against the viewport, any
+// box outside the viewport that no scrolling region holds, scrolling regions that are not
+// focusable and labelled, each displayed figure's fit, its smallest label in CSS px, the lowest
+// contrast of its labels and every chart line whose box crosses a label's box, console messages
+// and network requests; then the standalone SVGs' label contrast, light and dark. It saves
+// screenshots and the printed PDF.
 //
 // Usage: node article-check.mjs <article.html> <folder for screenshots and the PDF>
 import fs from "node:fs";
@@ -78,8 +82,11 @@ const labelContrast = (svg) => {
 const browser = await launch();
 const report = { views: [], print: null };
 try {
-  for (const [width, height] of [[390, 844], [360, 780], [1280, 900]]) {
-    for (const scheme of ["light", "dark"]) {
+  const widths = [320, 360, 390, 480, 600, 641, 700, 768, 900, 1024, 1280, 1440];
+  const views = widths.flatMap((w) => (w === 390 || w === 1280 ? [[w, "light"], [w, "dark"]] : [[w, "light"]]));
+  for (const [width, scheme] of views) {
+    const height = width < 641 ? 844 : 900;
+    {
       const page = await browser.newPage();
       const consoleLines = [];
       const requests = [];
@@ -93,6 +100,19 @@ try {
       await page.goto(url, { waitUntil: "load" });
       const shot = path.join(outDir, `article-${width}-${scheme}.png`);
       await page.screenshot({ path: shot, fullPage: true });
+      await page.screenshot({ path: path.join(outDir, `first-screen-${width}-${scheme}.png`) });
+      // The first screen, as the page loads: where the first highlighted number and figure 1
+      // are, and the page's height.
+      const first = await page.evaluate(() => {
+        const value = document.querySelector('[data-value^="hl."][data-value$=".ratio"]');
+        const fig = document.getElementById("figure-1");
+        return {
+          first_value: value ? value.textContent : null,
+          first_value_bottom: value ? Math.round(value.getBoundingClientRect().bottom + scrollY) : null,
+          figure_1_top: fig ? Math.round(fig.getBoundingClientRect().top + scrollY) : null,
+          page_height: document.documentElement.scrollHeight,
+        };
+      });
       // Open every <details> for the checks (axe must see the tables inside them).
       await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
       const layout = await page.evaluate((contrastSource) => {
@@ -108,16 +128,30 @@ try {
           }
           return false;
         };
+        // A region that scrolls sideways by design holds what is wider than the page.
+        const scroller = (el) => {
+          for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+            if (["auto", "scroll"].includes(getComputedStyle(a).overflowX)) return a;
+          }
+          return null;
+        };
+        const regions = [];
         for (const el of document.querySelectorAll("body *")) {
           const r = el.getBoundingClientRect();
           if (r.width === 0 && r.height === 0) continue;
           if (clipped(el)) continue;
-          if (r.right > vw + 0.5 || r.left < -0.5) {
+          const holder = scroller(el);
+          const box = holder ? holder.getBoundingClientRect() : r;
+          if (box.right > vw + 0.5 || box.left < -0.5) {
             const table = el.closest("table");
             overflowing.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ")[0] : ""}${table ? " in table " + (table.id || table.caption?.textContent || "") : ""} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
           }
           if (el.scrollWidth > el.clientWidth + 1 && ["auto", "scroll"].includes(getComputedStyle(el).overflowX)) {
-            overflowing.push(`${el.tagName.toLowerCase()} scrolls sideways (${el.scrollWidth} > ${el.clientWidth})`);
+            // It scrolls: a keyboard must reach it and a screen reader name it.
+            const names = (el.getAttribute("aria-labelledby") || "").split(" ").filter(Boolean);
+            const name = names.map((id) => document.getElementById(id)?.textContent.trim() || "").join(" ").trim();
+            const ok = el.getAttribute("role") === "region" && el.tabIndex === 0 && name !== "";
+            regions.push({ name, ok, width: el.scrollWidth, shown: el.clientWidth });
           }
         }
         const figures = [];
@@ -143,6 +177,28 @@ try {
               return tb.width > 0 && (tb.left < box.left - 0.5 || tb.right > box.right + 0.5);
             })
             .map((t) => t.textContent);
+          // No chart line's box may cross a label's box (shared edges aside).
+          const crossings = [];
+          const shown = (e) => {
+            const cs = getComputedStyle(e);
+            return cs.display !== "none" && cs.visibility !== "hidden" && cs.stroke !== "none";
+          };
+          const labels = [...svg.querySelectorAll("text")]
+            .map((t) => [t, t.getBoundingClientRect()])
+            .filter(([, b]) => b.width > 0);
+          for (const l of svg.querySelectorAll("line, polyline, path")) {
+            if (!shown(l)) continue;
+            const w = parseFloat(getComputedStyle(l).strokeWidth) * scale / 2;
+            const lb = l.getBoundingClientRect();
+            const [x0, x1, y0, y1] = [lb.left - w, lb.right + w, lb.top - w, lb.bottom + w];
+            for (const [t, tb] of labels) {
+              const dx = Math.min(x1, tb.right) - Math.max(x0, tb.left);
+              const dy = Math.min(y1, tb.bottom) - Math.max(y0, tb.top);
+              if (dx > 0.5 && dy > 0.5) {
+                crossings.push(`${l.getAttribute("class")} × "${t.textContent.trim().slice(0, 30)}"`);
+              }
+            }
+          }
           const contrast = labelContrast(svg);
           figures.push({
             id: svg.getAttribute("aria-labelledby"),
@@ -153,6 +209,7 @@ try {
             smallest_label_px: Math.round(smallest * 100) / 100,
             smallest_label: smallestText,
             labels_outside: outside,
+            lines_crossing_labels: [...new Set(crossings)].slice(0, 20),
           });
         }
         // A reflowed table cell shows its column's name before the value (a ::before label):
@@ -167,7 +224,8 @@ try {
           probe.textContent = td.dataset.label;
           Object.assign(probe.style, {
             position: "absolute", visibility: "hidden", left: "0", top: "0", padding: "0",
-            boxSizing: "content-box", width: b.width, font: b.font, lineHeight: b.lineHeight,
+            boxSizing: "content-box", width: b.width, fontFamily: b.fontFamily, fontSize: b.fontSize,
+            fontWeight: b.fontWeight, fontStyle: b.fontStyle, lineHeight: b.lineHeight,
             letterSpacing: b.letterSpacing, overflowWrap: b.overflowWrap, whiteSpace: b.whiteSpace,
           });
           document.body.appendChild(probe);
@@ -182,6 +240,7 @@ try {
           viewport: vw,
           document_width: document.documentElement.scrollWidth,
           overflowing: overflowing.slice(0, 20),
+          scrolling_regions: regions,
           figures,
         };
       }, labelContrast.toString());
@@ -191,7 +250,7 @@ try {
         const r = await window.axe.run(document, { resultTypes: ["violations"] });
         return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, first: v.nodes[0]?.target }));
       });
-      report.views.push({ width, scheme, screenshot: shot, ...layout, axe, console: consoleLines, requests });
+      report.views.push({ width, height, scheme, screenshot: shot, ...first, ...layout, axe, console: consoleLines, requests });
       await page.close();
     }
   }
