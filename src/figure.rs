@@ -11,18 +11,28 @@
 use askama::Template;
 
 use crate::analysis::{Analysis, Pair};
-use crate::error::{Error, Result};
-use crate::format::{coord, percent, tokens};
+use crate::base::error::{Error, Result};
+use crate::base::number::{coord, percent, tokens};
 use crate::highlight::Highlights;
 
 /// A rendered SVG document (well-formed XML, usable inline in HTML or as a file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Svg(pub String);
 
+impl Svg {
+    /// The figure as a standalone SVG file: the XML declaration, then the figure.
+    pub fn file_bytes(&self) -> Vec<u8> {
+        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        s.push_str(&self.0);
+        s.into_bytes()
+    }
+}
+
 fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
-    t.render()
-        .map(Svg)
-        .map_err(|e| Error::invalid(name, format!("template failed: {e}")))
+    t.render().map(Svg).map_err(|e| Error::Template {
+        template: name.into(),
+        message: format!("template failed: {e}"),
+    })
 }
 
 /// The widest x axis a figure draws, in percent: a ratio beyond it (a typo in a Result, say) is
@@ -106,7 +116,10 @@ fn tooltip(p: &Pair) -> Result<String> {
         ratio: percent(p.ratio),
     }
     .render()
-    .map_err(|e| Error::invalid("text/pair-tooltip.txt", format!("template failed: {e}")))
+    .map_err(|e| Error::Template {
+        template: "text/pair-tooltip.txt".into(),
+        message: format!("template failed: {e}"),
+    })
 }
 
 /// One tick of an x axis.
@@ -284,8 +297,9 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     let mut groups: Vec<GroupHeading> = Vec::new();
     let mut current: Option<(String, String)> = None;
     for h in &highlights.highlights {
-        let pair = analysis.pair(h.offline_id).ok_or_else(|| {
-            Error::invalid("figure 1", format!("highlight {} has no pair", h.label))
+        let pair = analysis.pair(h.offline_id).ok_or_else(|| Error::NoPair {
+            context: "figure 1",
+            highlight: h.label.clone(),
         })?;
         let key = (
             pair.submission.organization.clone(),
