@@ -10,6 +10,7 @@ mod browser;
 mod cli;
 mod evidence;
 mod fixtures;
+mod layering;
 mod notebook;
 mod output;
 mod package;
