@@ -14,7 +14,7 @@
 //!   crates it carries) → [`validate`] (the build's own checks) → [`dist`] (guarded, atomic
 //!   output).
 //! - [`project`] loads the prose, settings, manifest, facts and claims at run time;
-//!   [`pipeline`] only orders the stages; [`explain`] renders the scope walk-through,
+//!   [`pipeline`] only orders the stages; [`walkthrough`] renders the scope walk-through,
 //!   [`verify`] is the reader's check, `serve` the live preview (feature `serve`), [`synth`]
 //!   writes synthetic inputs and [`notebook`] turns the walk-through notebook into a script.
 //!
@@ -25,7 +25,6 @@ pub mod article;
 pub mod base;
 pub mod dist;
 pub mod evidence;
-pub mod explain;
 pub mod figure;
 pub mod highlight;
 pub mod inputs;
@@ -40,6 +39,7 @@ pub mod synth;
 pub mod validate;
 pub mod vendor;
 pub mod verify;
+pub mod walkthrough;
 
 pub use base::error::{Error, Result};
 

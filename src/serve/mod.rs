@@ -12,9 +12,9 @@
 //! at most [`MAX_HEAD_BYTES`] and must arrive within [`HEAD_TIMEOUT`]; a connection lives at most
 //! [`CONNECTION_TIMEOUT`]; at most [`MAX_CONNECTIONS`] are served at once (more are told 503 and
 //! closed); when the process runs out of file descriptors it backs off and keeps accepting; and
-//! the watcher ([`watch`]) re-arms itself when a watched folder is replaced as a folder.
+//! the watcher ([`watcher`]) re-arms itself when a watched folder is replaced as a folder.
 pub mod http;
-pub mod watch;
+pub mod watcher;
 
 use std::collections::BTreeMap;
 use std::sync::{mpsc, Arc, Mutex};
@@ -75,11 +75,11 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
         context: "serve".into(),
         message: format!("cannot watch files: {e}"),
     })?;
-    let mut folders = watch::WatchedFolders::new(opts, watcher)?;
+    let mut folders = watcher::WatchedFolders::new(opts, watcher)?;
     {
         let opts = opts.clone();
         let state = state.clone();
-        std::thread::spawn(move || watch::watch_loop(&opts, &state, &rx, &mut folders));
+        std::thread::spawn(move || watcher::watch_loop(&opts, &state, &rx, &mut folders));
     }
 
     crate::base::sys::catch_interrupt();

@@ -27,7 +27,7 @@ struct Explain<'a> {
 
 /// The walk-through of `analysis` and `highlights`, naming the summaries as `manifest` pins
 /// them.
-pub fn explain(
+pub fn render(
     analysis: &Analysis,
     highlights: &Highlights,
     manifest: &InputManifest,
