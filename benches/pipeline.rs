@@ -47,11 +47,12 @@ fn fragment() -> &'static scenario_ratios::vendor::Fragment {
             root.join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE),
             false,
         );
-        pipeline::vendor_fragment(
-            pipeline::lock_text(&sources).unwrap(),
+        scenario_ratios::vendor::fragment(
+            package::lock_text(&sources).unwrap(),
             &project().vendor_plan,
-            &crates,
+            &scenario_ratios::base::layout::bundle_root(),
             1_795_996_800,
+            &crates,
         )
         .unwrap()
     })
@@ -88,7 +89,9 @@ fn svg_figures(b: Bencher) {
 #[divan::bench]
 fn social_card(b: Bencher) {
     let c = computed();
-    b.bench(|| scenario_ratios::card::card(&c.analysis, &c.highlights, &c.project.config).unwrap());
+    b.bench(|| {
+        scenario_ratios::figure::card::card(&c.analysis, &c.highlights, &c.project.config).unwrap()
+    });
 }
 
 #[divan::bench]
@@ -97,7 +100,7 @@ fn article_rendering(b: Bencher) {
     let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
     let downloads = article::blocks::downloads(
         &pipeline::render_data(c, &figures).unwrap(),
-        scenario_ratios::layout::OutputFile::ALL,
+        scenario_ratios::base::layout::OutputFile::ALL,
     );
     b.bench(|| {
         article::render(
@@ -147,7 +150,7 @@ fn whole_pipeline_in_process(b: Bencher) {
             let staged =
                 pipeline::stage_package(&mut dist, real_inputs(), &c, sources, 1_795_996_800)
                     .unwrap();
-            pipeline::package(&mut dist, staged, Some(vendored)).unwrap();
+            package::add_bundle(&mut dist, staged, Some(vendored)).unwrap();
             pipeline::render_article(&c, &figures, &mut dist).unwrap();
             pipeline::finish(&mut dist).unwrap();
             dist

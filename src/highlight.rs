@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analysis::{Analysis, Pair, Ratio};
-use crate::config::{ArticleConfig, PairSelector, CONFIG_PATH};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
+use crate::project::config::{ArticleConfig, PairSelector, CONFIG_PATH};
 use crate::summary::RowId;
 
 /// A configured highlight and the pair it selected.

@@ -1,30 +1,33 @@
 //! `scenario-ratios` builds the article "The Server/Offline ratio is workload-specific" and its
 //! reproducibility bundle from pinned MLPerf Inference v6.1 results.
 //!
-//! The pipeline is linear, one module per stage: [`inputs`] (acquire and verify) → [`summary`]
-//! (parse and cross-check) → [`analysis`] (scope, matching, ratios) → [`highlight`] (the
-//! article's chosen pairs) → [`evidence`] (logs and thresholds) → [`figure`] (SVG; [`card`], the social card) → [`article`]
-//! (Markdown + Askama) → [`package`] (zip, SHA256SUMS, provenance) → [`validate`] → [`dist`]
-//! (guarded, atomic output). [`project`] loads the prose, settings, manifest and facts at run
-//! time; [`pipeline`] runs the stages; [`verify`] is the reader's check; `main.rs` only parses
-//! the command line.
+//! The folders show the layers:
+//!
+//! - [`base`]: the building blocks (the error type, digests and the sha256sum listing, folder
+//!   ownership, text and number formats, bounded reading and downloading, system calls, zip
+//!   archives, HTML nesting, the calendar, the published layout). They import no stage.
+//! - The stages, a linear pipeline, each a function from typed input to typed output:
+//!   [`inputs`] (acquire and verify) → [`summary`] (parse and cross-check) → [`analysis`]
+//!   (scope, matching, ratios) → [`highlight`] (the article's chosen pairs) → [`evidence`] (logs,
+//!   thresholds, claims) → [`figure`] (SVG, and the social card as PNG) → [`article`] (Markdown +
+//!   Askama, and the data files) → [`package`] (provenance, the zip, its README and inventory;
+//!   with [`vendor`], the crates it carries) → [`validate`] (the build's own checks) → [`dist`]
+//!   (guarded, atomic output).
+//! - [`project`] loads the prose, settings, manifest, facts and claims at run time;
+//!   [`pipeline`] only orders the stages; [`walkthrough`] renders the scope walk-through,
+//!   [`verify`] is the reader's check, `serve` the live preview (feature `serve`), [`synth`]
+//!   writes synthetic inputs and [`notebook`] turns the walk-through notebook into a script.
+//!
+//! The binary's `cli/` folder holds one file per command; its `main.rs` only dispatches.
 
 pub mod analysis;
-pub mod archive;
 pub mod article;
-pub mod calendar;
-pub mod card;
-pub mod config;
+pub mod base;
 pub mod dist;
-pub mod error;
 pub mod evidence;
-pub mod fetch;
 pub mod figure;
-pub mod format;
 pub mod highlight;
 pub mod inputs;
-pub mod layout;
-pub mod markup;
 pub mod notebook;
 pub mod package;
 pub mod pipeline;
@@ -36,8 +39,13 @@ pub mod synth;
 pub mod validate;
 pub mod vendor;
 pub mod verify;
+pub mod walkthrough;
 
-pub use error::{Error, Result};
+pub use base::error::{Error, Result};
+
+/// The number formats under the name the Askama templates call them by
+/// (`crate::format::percent` in `templates/explain.txt`).
+pub use base::number as format;
 
 /// Name and version of this generator, as printed in the outputs.
 pub const TOOL: &str = concat!(env!("CARGO_PKG_NAME"), " ", env!("CARGO_PKG_VERSION"));

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// The oldest Python the notebook's code runs on (what the bundle's tests parse it as); the script
 /// refuses an older one, and the article and the bundled README name it.
@@ -87,8 +87,10 @@ pub fn script(notebook: &str) -> Result<Vec<u8>> {
         major: MIN_PYTHON.0,
         minor: MIN_PYTHON.1,
     };
-    let mut out = askama::Template::render(&header)
-        .map_err(|e| Error::invalid("templates/notebook/script-header.py", e.to_string()))?;
+    let mut out = askama::Template::render(&header).map_err(|e| Error::Template {
+        template: "templates/notebook/script-header.py".into(),
+        message: e.to_string(),
+    })?;
     // Askama drops the template's final newline.
     out.push('\n');
     for (i, cell) in code.iter().enumerate() {

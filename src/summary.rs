@@ -9,8 +9,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Serialize;
 
-use crate::error::{Disagreement, Error, Result};
-use crate::format::excerpt;
+use crate::base::error::{Disagreement, Error, Result};
+use crate::base::text::excerpt;
 
 /// Characters of a value quoted in an error line.
 const EXCERPT: usize = 200;
@@ -259,10 +259,13 @@ impl Summary {
         }
         match rounds.len() {
             1 => Ok(rounds.into_iter().next().unwrap_or_default()),
-            0 => Err(Error::invalid("summary.csv", "holds no result rows")),
-            _ => Err(Error::invalid(
-                "summary.csv",
-                format!(
+            0 => Err(Error::Summary {
+                file: "summary.csv".into(),
+                message: "holds no result rows".into(),
+            }),
+            _ => Err(Error::Summary {
+                file: "summary.csv".into(),
+                message: format!(
                     "field `version`: the rows belong to more than one round ({}); a summary covers one",
                     rounds
                         .iter()
@@ -270,7 +273,7 @@ impl Summary {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-            )),
+            }),
         }
     }
 }
@@ -561,10 +564,10 @@ fn cross_check(
                 json_file: names.json.to_string(),
                 row: id.to_string(),
                 field: field.name().to_string(),
-                csv: crate::format::quoted(text, EXCERPT),
+                csv: crate::base::text::quoted(text, EXCERPT),
                 json: match &json_text {
-                    Some(s) => crate::format::quoted(s, EXCERPT),
-                    None => crate::format::escaped(&excerpt(&json.to_string(), EXCERPT)),
+                    Some(s) => crate::base::text::quoted(s, EXCERPT),
+                    None => crate::base::text::escaped(&excerpt(&json.to_string(), EXCERPT)),
                 },
                 hint: json_text
                     .map(|s| invisible_difference(text, &s))
@@ -613,7 +616,7 @@ fn invisible_difference(a: &str, b: &str) -> String {
     };
     let visible = |s: &str| -> String {
         s.chars()
-            .filter(|&c| !crate::format::is_invisible(c))
+            .filter(|&c| !crate::base::text::is_invisible(c))
             .collect()
     };
     if a != b && nfc(a) == nfc(b) {

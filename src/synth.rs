@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::config::ArticleConfig;
+use crate::project::config::ArticleConfig;
 use crate::summary::Field;
 
 /// A small deterministic generator (SplitMix64).
@@ -261,8 +261,8 @@ pub const MARKER: &str = ".scenario-ratios-synth";
 /// command wrote before (it holds [`MARKER`]). Anything else is refused, so that no file of the
 /// user's (a project's `data/inputs.json`, say) is ever overwritten; then marks the folder.
 fn claim(dir: &std::path::Path) -> crate::Result<()> {
-    use crate::dist::Ownership;
-    crate::dist::claim(
+    use crate::base::ownership::{claim, Ownership};
+    claim(
         dir,
         MARKER,
         "Written by scenario-ratios synth.\n",
@@ -294,11 +294,12 @@ pub fn write(
     project: &crate::project::Project,
     acquire: &crate::inputs::AcquireOptions,
 ) -> crate::Result<std::path::PathBuf> {
-    use crate::error::Error;
-    use crate::inputs::{HexDigest, InputKind, InputManifest, PinnedInput};
+    use crate::base::digest::HexDigest;
+    use crate::base::error::Error;
+    use crate::inputs::{InputKind, InputManifest, PinnedInput};
     let config = &project.config;
     if rows > MAX_ROWS {
-        return Err(Error::Invalid {
+        return Err(Error::Usage {
             context: "synth --rows".into(),
             message: format!(
                 "{rows} is more than {MAX_ROWS}, the most rows a synthetic summary holds"
@@ -314,7 +315,7 @@ pub fn write(
         ("summary.csv", InputKind::SummaryCsv, &csv),
         ("summary.json", InputKind::SummaryJson, &json),
     ] {
-        crate::fetch::store(&dir.join(repository).join(name), bytes)?;
+        crate::base::fetch::store(&dir.join(repository).join(name), bytes)?;
         inputs.push(PinnedInput {
             name: name.to_string(),
             kind,
@@ -332,13 +333,10 @@ pub fn write(
     }
     let facts_source = &project.facts.source;
     let pin = facts_source.pin_in(&project.manifest).ok_or_else(|| {
-        Error::invalid(
-            "synth",
-            format!(
-                "the project's input manifest does not pin {}, the source its checker facts cite",
-                facts_source.path
-            ),
-        )
+        Error::Synth(format!(
+            "the project's input manifest does not pin {}, the source its checker facts cite",
+            facts_source.path
+        ))
     })?;
     let source = crate::inputs::acquire(
         InputManifest {
@@ -349,7 +347,7 @@ pub fn write(
     )?;
     for input in &source.files {
         let path = dir.join(&input.pin.repository).join(&input.pin.path);
-        crate::fetch::store(&path, &input.bytes)?;
+        crate::base::fetch::store(&path, &input.bytes)?;
         inputs.push(input.pin.clone());
     }
     let manifest = InputManifest {
@@ -358,8 +356,10 @@ pub fn write(
         inputs,
     };
     let path = dir.join("inputs.json");
-    let text = serde_json::to_vec_pretty(&manifest)
-        .map_err(|e| Error::invalid("inputs.json", e.to_string()))?;
+    let text = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Serialise {
+        file: "inputs.json".into(),
+        message: e.to_string(),
+    })?;
     std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
     Ok(path)
 }
@@ -390,42 +390,6 @@ mod tests {
         )));
         let h = crate::highlight::select(&a, &config).unwrap();
         assert_eq!(h.highlights.len(), config.highlights.len());
-    }
-
-    #[test]
-    fn write_claims_only_new_empty_or_its_own_folders() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let project = crate::project::Project::load(root).unwrap();
-        let tmp = tempfile::tempdir().unwrap();
-        let acquire = crate::inputs::AcquireOptions {
-            cache_dir: tmp.path().join("cache"),
-            own_cache: false,
-            allow_download: false,
-            ..crate::inputs::AcquireOptions::for_project(root)
-        };
-        let write = |out: &std::path::Path, rows, seed| write(out, rows, seed, &project, &acquire);
-        let out = tmp.path().join("syn");
-        let manifest = write(&out, 50, 1).unwrap();
-        assert!(manifest.is_file() && out.join(MARKER).is_file());
-        // Its own folder again: fine.
-        write(&out, 60, 2).unwrap();
-        // Someone's folder: refused, the file untouched.
-        let theirs = tmp.path().join("theirs");
-        std::fs::create_dir(&theirs).unwrap();
-        std::fs::write(theirs.join("inputs.json"), b"mine").unwrap();
-        let err = write(&theirs, 50, 1).unwrap_err().to_string();
-        assert!(err.contains("did not write"), "{err}");
-        assert_eq!(std::fs::read(theirs.join("inputs.json")).unwrap(), b"mine");
-        assert!(!theirs.join(MARKER).exists());
-        // A file: refused, untouched.
-        let file = tmp.path().join("file");
-        std::fs::write(&file, b"x").unwrap();
-        assert!(write(&file, 50, 1).is_err());
-        assert_eq!(std::fs::read(&file).unwrap(), b"x");
-        // Too many rows: refused before anything is written.
-        let big = tmp.path().join("big");
-        assert!(write(&big, MAX_ROWS + 1, 1).is_err());
-        assert!(!big.exists());
     }
 
     #[test]

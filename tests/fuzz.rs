@@ -4,7 +4,11 @@
 //! `PROPTEST_CASES=20000 cargo test --release --test fuzz`.
 //! Inputs that once crashed a parser are kept as regression cases at the end of this file.
 
-mod common;
+// The helpers of the integration tests (tests/integration/support/); this binary uses a few of
+// them, so those it leaves unused are not reported here (the integration binary uses them all).
+#[allow(dead_code, unused_imports)]
+#[path = "integration/support/mod.rs"]
+mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -13,17 +17,18 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use scenario_ratios::analysis;
+use scenario_ratios::base::markup;
 use scenario_ratios::evidence::accuracy::{
     half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report,
 };
 use scenario_ratios::evidence::facts::CheckerFacts;
 use scenario_ratios::evidence::loadgen::parse_summary_log;
 use scenario_ratios::summary::{self, FileNames};
-use scenario_ratios::{markup, validate};
+use scenario_ratios::validate;
 
 fn facts() -> &'static CheckerFacts {
     static FACTS: OnceLock<CheckerFacts> = OnceLock::new();
-    FACTS.get_or_init(|| common::project().facts)
+    FACTS.get_or_init(|| support::project().facts)
 }
 
 /// The system allocator, counting the bytes each thread holds and the most it held, so a case can
@@ -80,8 +85,8 @@ fn real_dist() -> &'static (tempfile::TempDir, PathBuf) {
     DIST.get_or_init(|| {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("dist");
-        let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
-        assert!(o.status.success(), "{}", common::stderr(&o));
+        let o = support::build_real(&out, &tmp.path().join("cache"), &[]);
+        assert!(o.status.success(), "{}", support::stderr(&o));
         (tmp, out)
     })
 }
@@ -99,11 +104,11 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn base(name: &str) -> Vec<u8> {
-    std::fs::read(common::fixture("base").join(name)).unwrap()
+    std::fs::read(support::fixture("base").join(name)).unwrap()
 }
 
 fn real_log() -> String {
-    std::fs::read_to_string(common::mirror().join(
+    std::fs::read_to_string(support::mirror().join(
         "intel-ai-tce/inference_results_v6.1/closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt",
     ))
     .unwrap()
@@ -299,7 +304,7 @@ proptest! {
     fn arbitrary_text_never_panics_the_page_scan_or_the_prose(text in ".{0,400}") {
         let scan = validate::scan(&text);
         let _ = scan.structure;
-        let values = scenario_ratios::article::values::Values::default();
+        let values = scenario_ratios::article::catalogue::Values::default();
         let _ = scenario_ratios::article::prose::render_prose(&text, &values, &Default::default(), &[], &[]);
     }
 }

@@ -9,7 +9,11 @@
 //! This file holds a single test: test binaries run one after another, so the nested cargo build
 //! (release, from scratch) never competes with other tests for the cores.
 
-mod common;
+// The helpers of the integration tests (tests/integration/support/); this binary uses a few of
+// them, so those it leaves unused are not reported here (the integration binary uses them all).
+#[allow(dead_code, unused_imports)]
+#[path = "integration/support/mod.rs"]
+mod support;
 
 use std::process::Command;
 use std::time::Instant;
@@ -25,20 +29,20 @@ fn can_cut_the_network() -> bool {
 fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
-    let o = common::build_real(&out, &tmp.path().join("cache"), &[]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    let o = support::build_real(&out, &tmp.path().join("cache"), &[]);
+    assert!(o.status.success(), "{}", support::stderr(&o));
 
     let html = std::fs::read_to_string(out.join("article.html")).unwrap();
     // The reader's whole path, as the section tells it: its blocks in order, in one shell
     // (check and unpack, the Python quick check, the full rebuild).
-    let blocks = common::reproduce_blocks(&html);
+    let blocks = support::reproduce_blocks(&html);
     assert!(
         blocks[0].starts_with(
             "sha256sum --ignore-missing -c SHA256SUMS\nunzip -q reproducibility.zip\n"
         ),
         "the first step checks and unpacks the downloads: {blocks:?}"
     );
-    let rebuild = common::reproduce_block(&html, "cargo run --release --offline --locked");
+    let rebuild = support::reproduce_block(&html, "cargo run --release --offline --locked");
     assert_eq!(
         blocks.last(),
         Some(&rebuild),
@@ -115,7 +119,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
     );
 
     // Every rebuilt file is byte-identical to the published one.
-    let folder = reader.join(scenario_ratios::layout::bundle_folder());
+    let folder = reader.join(scenario_ratios::base::layout::bundle_folder());
     // The bundle's README gives the same rebuild commands as the article.
     let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
     assert!(
@@ -123,8 +127,8 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
         "the bundled README's rebuild block is the article's:\n{rebuild}"
     );
     // Every file, the marker too.
-    let rebuilt = common::snapshot(&folder.join("dist"));
-    let published = common::snapshot(&out);
+    let rebuilt = support::snapshot(&folder.join("dist"));
+    let published = support::snapshot(&out);
     assert_eq!(
         rebuilt, published,
         "the rebuilt output differs from the published one"
@@ -172,7 +176,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
-        common::snapshot(&other) == common::snapshot(&fresh),
+        support::snapshot(&other) == support::snapshot(&fresh),
         "python3 -m zipfile -e and unzip unpack different files"
     );
 }

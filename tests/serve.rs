@@ -4,7 +4,11 @@
 //! and the server survives; a fix recovers; no output folder is written.
 #![cfg(feature = "serve")]
 
-mod common;
+// The helpers of the integration tests (tests/integration/support/); this binary uses a few of
+// them, so those it leaves unused are not reported here (the integration binary uses them all).
+#[allow(dead_code, unused_imports)]
+#[path = "integration/support/mod.rs"]
+mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -15,7 +19,7 @@ use std::time::{Duration, Instant};
 /// Starts `serve` on a free port for the project at `root`; returns the process, its standard
 /// output after the first line, and the address it serves.
 fn start(root: &Path, tmp: &Path) -> (Child, BufReader<ChildStdout>, String) {
-    start_with(root, tmp, common::binary())
+    start_with(root, tmp, support::binary())
 }
 
 /// As [`start`], with the binary run by `command` (which may wrap it, as `prlimit` does).
@@ -28,7 +32,7 @@ fn start_with(
         .args(["serve", "--port", "0", "--offline", "--root"])
         .arg(root)
         .arg("--mirror")
-        .arg(common::mirror())
+        .arg(support::mirror())
         .arg("--cache")
         .arg(tmp.join("cache"))
         .env_remove("UPSTREAM_MIRROR")
@@ -56,12 +60,12 @@ fn start_with(
 
 #[test]
 fn a_saved_edit_shows_in_the_open_page_by_itself() {
-    let Some(browser) = common::browser() else {
+    let Some(browser) = support::browser() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let root = common::project_copy(tmp.path());
-    let before = common::snapshot(&root);
+    let root = support::project_copy(tmp.path());
+    let before = support::snapshot(&root);
     let (mut server, mut out, url) = start(&root, tmp.path());
     assert!(
         url.starts_with("http://127.0.0.1:"),
@@ -110,7 +114,7 @@ fn a_saved_edit_shows_in_the_open_page_by_itself() {
     assert!(status.success(), "exit {status:?}");
     assert!(rest.contains("stopped"), "{rest}");
     // Nothing was written into the project (the prose is back as it was, no dist/).
-    assert_eq!(common::snapshot(&root), before);
+    assert_eq!(support::snapshot(&root), before);
     assert!(!root.join("dist").exists());
 }
 
@@ -139,7 +143,7 @@ fn get_ok(addr: &str, path: &str) -> String {
 #[test]
 fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = common::project_copy(tmp.path());
+    let root = support::project_copy(tmp.path());
     let (mut server, _out, url) = start(&root, tmp.path());
     let addr = url
         .trim_start_matches("http://")
@@ -273,7 +277,7 @@ fn flood(addr: &str, head: &[u8], piece: &[u8], max: usize) -> usize {
 #[test]
 fn a_flood_neither_grows_the_preview_nor_stops_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = common::project_copy(tmp.path());
+    let root = support::project_copy(tmp.path());
     let mut limited = Command::new("prlimit");
     limited
         .arg("--nofile=64:64")
@@ -281,7 +285,7 @@ fn a_flood_neither_grows_the_preview_nor_stops_it() {
         .arg(env!("CARGO_BIN_EXE_scenario-ratios"))
         .env(
             "SCENARIO_RATIOS_CRATE_CACHE",
-            common::root().join("data/crates"),
+            support::root().join("data/crates"),
         )
         .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
         .env_remove("SOURCE_DATE_EPOCH");
@@ -371,7 +375,7 @@ fn a_flood_neither_grows_the_preview_nor_stops_it() {
 #[test]
 fn a_replaced_content_folder_is_watched_again() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = common::project_copy(tmp.path());
+    let root = support::project_copy(tmp.path());
     let (mut server, _out, url) = start(&root, tmp.path());
     let addr = url
         .trim_start_matches("http://")

@@ -13,7 +13,7 @@ use super::{
     by_benchmark, matching, result_of, scope_with, text_of, unmatched_row, BenchmarkStats, Ratio,
     ScopeRule, Step, Submission, Unmatched, NON_KEY_FIELDS,
 };
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::summary::{Field, RowId, Scenario, Summary, Typed};
 
 /// The scope of the Interactive pairs: the article's filters, with the scenario and `inferred`

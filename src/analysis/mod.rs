@@ -15,7 +15,7 @@ pub mod robustness;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow, Typed};
 
 pub use interactive::{InteractiveAnalysis, InteractivePair};
@@ -46,6 +46,13 @@ pub struct Ratio(pub f64);
 impl Ratio {
     pub fn percent(self) -> f64 {
         self.0 * 100.0
+    }
+}
+
+/// A ratio is a fraction: the number formats ([`crate::base::number::percent`]) take it as one.
+impl From<Ratio> for f64 {
+    fn from(r: Ratio) -> f64 {
+        r.0
     }
 }
 
@@ -337,29 +344,26 @@ pub const RESULT_RANGE: (f64, f64) = (1e-6, 1e9);
 /// the CSV text.
 pub(crate) fn result_of(row: &SummaryRow) -> Result<f64> {
     let raw = row.raw(Field::Result);
-    let context = || format!("summary.csv row {}, field Result", row.id);
+    let bad = |message: String| Error::BadResult {
+        row: row.id.to_string(),
+        message,
+    };
     match raw.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => {
             let (low, high) = RESULT_RANGE;
             if (low..=high).contains(&v) {
                 Ok(v)
             } else {
-                Err(Error::invalid(
-                    context(),
-                    format!(
-                        "{} is outside the accepted range of {low:e} to {high:e} tokens/s (a typo or a unit error)",
-                        crate::format::quoted(raw, 200)
-                    ),
-                ))
+                Err(bad(format!(
+                    "{} is outside the accepted range of {low:e} to {high:e} tokens/s (a typo or a unit error)",
+                    crate::base::text::quoted(raw, 200)
+                )))
             }
         }
-        _ => Err(Error::invalid(
-            context(),
-            format!(
-                "expected a positive finite number, got {:?}",
-                crate::format::excerpt(raw, 200)
-            ),
-        )),
+        _ => Err(bad(format!(
+            "expected a positive finite number, got {:?}",
+            crate::base::text::excerpt(raw, 200)
+        ))),
     }
 }
 
@@ -516,4 +520,18 @@ fn merged_labels(pairs: &[Pair]) -> Vec<MergedLabels> {
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_prints_as_the_percentage_it_is() {
+        use crate::base::number::percent;
+        // Joined to `%` by a no-break space.
+        assert_eq!(percent(Ratio(0.853640904)), "85.36\u{a0}%");
+        assert_eq!(percent(Ratio(1.0172490073673766)), "101.72\u{a0}%");
+        assert_eq!(format!("{:.2} %", Ratio(0.853640904).percent()), "85.36 %");
+    }
 }

@@ -6,15 +6,17 @@ use std::collections::BTreeSet;
 
 use askama::Template;
 
-use super::prose::Blocks;
+use super::catalogue::Blocks;
+use super::words::{count_word, list_words};
 use super::{pair_of, template, ArticleData};
 use crate::analysis::{Pair, Step};
-use crate::error::Result;
+use crate::base::error::Result;
+use crate::base::layout::OutputFile;
+use crate::base::number::{grouped, percent, points, tokens};
+use crate::base::text::{breakable, short_commit};
 use crate::evidence::claims::{ClaimId, Note};
 use crate::evidence::{Check, CheckKind};
-use crate::format::{breakable, grouped, percent, points, short_commit, tokens};
 use crate::inputs::PinnedInput;
-use crate::layout::OutputFile;
 
 /// A highlight row of figure 1's data table.
 pub struct HighlightRow {
@@ -112,29 +114,6 @@ struct InputsBlock<'a> {
     rows: Vec<InputRow<'a>>,
 }
 
-#[derive(Template)]
-#[template(path = "text/count.txt")]
-struct CountWord {
-    n: usize,
-}
-
-/// A small count in words, as prose writes it ("three"), else in digits
-/// (`templates/text/count.txt`).
-pub fn count_word(n: usize) -> Result<String> {
-    template(&CountWord { n }, "text/count.txt")
-}
-
-#[derive(Template)]
-#[template(path = "text/list.txt")]
-struct ListWords<'a> {
-    items: &'a [String],
-}
-
-/// Items as prose lists them ("a, b and c"; `templates/text/list.txt`).
-pub fn list_words(items: &[String]) -> Result<String> {
-    template(&ListWords { items }, "text/list.txt")
-}
-
 /// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
 /// written, where they can be known when the page is made.
 pub struct Download {
@@ -179,13 +158,13 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
 #[derive(Template)]
 #[template(path = "blocks/citation.html")]
 struct CitationBlock<'a> {
-    config: &'a crate::config::ArticleConfig,
+    config: &'a crate::project::config::ArticleConfig,
     bibtex: String,
 }
 
 /// The article as a BibTeX `@online` entry. Its key is the author's last name, the year and the
 /// title's first word that is not an article, in lower-case ASCII (`putta2026server`).
-fn bibtex(config: &crate::config::ArticleConfig) -> String {
+fn bibtex(config: &crate::project::config::ArticleConfig) -> String {
     let ascii = |s: &str| -> String {
         s.chars()
             .filter(char::is_ascii_alphanumeric)
@@ -214,13 +193,13 @@ fn bibtex(config: &crate::config::ArticleConfig) -> String {
     } else {
         format!(
             "  organization = {{{}}},\n",
-            crate::format::bibtex_escape(&config.site_name)
+            crate::base::text::bibtex_escape(&config.site_name)
         )
     };
     format!(
         "@online{{{key},\n  author = {{{}}},\n  title = {{{{{}}}}},\n  year = {{{}}},\n  date = {{{}}},\n{organization}  url = {{{}}}\n}}",
-        crate::format::bibtex_escape(&config.author),
-        crate::format::bibtex_escape(&config.title),
+        crate::base::text::bibtex_escape(&config.author),
+        crate::base::text::bibtex_escape(&config.title),
         config.published_year(),
         config.published,
         config.canonical_url,
@@ -374,7 +353,7 @@ fn checks(data: &ArticleData<'_>) -> Result<String> {
         },
         "blocks/checks.html",
     )
-    .map(|html| crate::format::join_units(&html, false))
+    .map(|html| crate::base::text::join_units(&html, false))
 }
 
 /// Every matched pair, the highlighted ones marked.
@@ -742,7 +721,8 @@ mod tests {
     fn the_bibtex_entry_escapes_tex_and_keys_on_name_year_and_first_word() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/content/article.json");
         let text = std::fs::read_to_string(path).unwrap();
-        let mut config = crate::config::ArticleConfig::parse("article.json", &text).unwrap();
+        let mut config =
+            crate::project::config::ArticleConfig::parse("article.json", &text).unwrap();
         config.author = "Ana O'Neil".into();
         config.title = "An 85% claim & {more}_x".into();
         config.site_name = "Notes #1".into();

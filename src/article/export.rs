@@ -1,8 +1,89 @@
-//! `pairs.csv` and `interactive_pairs.csv`: every matched pair as a spreadsheet row, with text
-//! cells made safe to open.
+//! The article's data files: `results.json` (the analysis as the article and reviewers read it),
+//! `selected_rows.json` (every source field of the highlighted rows), and `pairs.csv` and
+//! `interactive_pairs.csv` (every matched pair as a spreadsheet row, with text cells made safe to
+//! open).
+
+use serde::Serialize;
 
 use crate::analysis::{Analysis, Submission};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
+use crate::base::json;
+use crate::base::layout::OutputFile;
+use crate::evidence::claims::Note;
+use crate::evidence::Checks;
+use crate::highlight::Highlights;
+use crate::summary::{self, Summary};
+
+/// `results.json`: the analysis, as the article and reviewers read it.
+#[derive(Serialize)]
+struct ResultsFile<'a> {
+    title: &'a str,
+    #[serde(flatten)]
+    analysis: &'a Analysis,
+    #[serde(flatten)]
+    highlights: &'a Highlights,
+    checks: &'a Checks,
+    /// The claims the prose cites, each with the pinned lines that bear it out.
+    claims: &'a [Note],
+}
+
+/// `results.json` of the analysis, its highlights and checks, and the checked claims, under the
+/// article's `title`.
+pub fn results_json(
+    title: &str,
+    analysis: &Analysis,
+    highlights: &Highlights,
+    checks: &Checks,
+    claims: &[Note],
+) -> Result<Vec<u8>> {
+    json::pretty(
+        &ResultsFile {
+            title,
+            analysis,
+            highlights,
+            checks,
+            claims,
+        },
+        OutputFile::Results.path(),
+    )
+}
+
+/// One highlighted row with every source field, for `selected_rows.json`.
+#[derive(Serialize)]
+struct SelectedRow<'a> {
+    id: summary::RowId,
+    highlight: &'a str,
+    scenario: &'a str,
+    /// Typed values as summary.json holds them.
+    json: serde_json::Map<String, serde_json::Value>,
+    /// Raw text as summary.csv holds it.
+    csv: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `selected_rows.json`: the Offline and the Server row of each highlight, with every field as
+/// summary.json types it and as summary.csv writes it.
+pub fn selected_rows_json(summary: &Summary, highlights: &Highlights) -> Result<Vec<u8>> {
+    let mut selected = Vec::new();
+    for h in &highlights.highlights {
+        for id in [h.offline_id, h.server_id] {
+            let row = &summary.rows[id.0 as usize];
+            selected.push(SelectedRow {
+                id,
+                highlight: &h.label,
+                scenario: row.raw(summary::Field::Scenario),
+                json: row
+                    .cells()
+                    .map(|(f, c)| (f.name().to_string(), c.to_json()))
+                    .collect(),
+                csv: row
+                    .cells()
+                    .map(|(f, c)| (f.name().to_string(), c.raw.into()))
+                    .collect(),
+            });
+        }
+    }
+    json::pretty(&selected, OutputFile::SelectedRows.path())
+}
 
 /// A text cell that a spreadsheet will not run as a formula: a cell starting with `=`, `+`, `-`,
 /// `@`, tab or carriage return gets a leading `'`, as OWASP recommends for CSV exports.
@@ -27,12 +108,12 @@ impl ResultsTree<'_> {
     /// relative path; else an empty cell.
     pub fn folder_url(&self, location: &str) -> String {
         let rel = location.strip_prefix("./").unwrap_or(location);
-        if crate::layout::is_safe_relative(rel) {
+        if crate::base::layout::is_safe_relative(rel) {
             format!(
                 "https://github.com/{}/tree/{}/{}",
                 self.repository,
                 self.commit,
-                crate::format::url_path(rel)
+                crate::base::text::url_path(rel)
             )
         } else {
             String::new()
@@ -80,13 +161,15 @@ fn write_csv(
     records: impl Iterator<Item = Vec<String>>,
 ) -> Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let fail = |e: csv::Error| Error::invalid(file, e.to_string());
-    w.write_record(header).map_err(fail)?;
+    let fail = |message: String| Error::Serialise {
+        file: file.into(),
+        message,
+    };
+    w.write_record(header).map_err(|e| fail(e.to_string()))?;
     for r in records {
-        w.write_record(r).map_err(fail)?;
+        w.write_record(r).map_err(|e| fail(e.to_string()))?;
     }
-    w.into_inner()
-        .map_err(|e| Error::invalid(file, e.to_string()))
+    w.into_inner().map_err(|e| fail(e.to_string()))
 }
 
 /// `pairs.csv`: the rows of the pairs table, with each row's folder in the results tree and the

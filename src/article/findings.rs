@@ -7,11 +7,12 @@
 use askama::Template;
 use serde::Serialize;
 
-use super::values::Values;
+use super::catalogue::Values;
+use super::words::{count_word, list_words};
 use super::{template, ArticleData};
 use crate::analysis::robustness::NoiseGroup;
 use crate::analysis::{Analysis, Ratio};
-use crate::format::{percent, points};
+use crate::base::number::{percent, points};
 use crate::highlight::Agreement;
 
 /// What the figures say of the title's claim, from the strongest reading to the weakest.
@@ -104,7 +105,7 @@ struct MergedLabelsWords<'a> {
 
 impl MergedLabelsWords<'_> {
     fn count_word(&self, n: usize) -> String {
-        super::blocks::count_word(n).unwrap_or_else(|_| n.to_string())
+        count_word(n).unwrap_or_else(|_| n.to_string())
     }
 }
 
@@ -120,7 +121,7 @@ pub fn rows_words(n: usize) -> crate::Result<String> {
     template(
         &RowsWords {
             n,
-            word: super::blocks::count_word(n)?,
+            word: count_word(n)?,
         },
         "text/rows.txt",
     )
@@ -334,9 +335,8 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     let order_without: Vec<&str> = without.iter().map(|(_, b)| *b).collect();
     let reorders = (order_without.len() == order_with.len() && order_without != order_with)
         .then(|| -> crate::Result<(String, String)> {
-            let words = |o: &[&str]| {
-                super::blocks::list_words(&o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-            };
+            let words =
+                |o: &[&str]| list_words(&o.iter().map(|s| s.to_string()).collect::<Vec<_>>());
             Ok((words(&order_with)?, words(&order_without)?))
         })
         .transpose()?;
@@ -357,7 +357,7 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         template(
             &CpuOnly {
                 pairs: r.cpu_only_pairs,
-                benchmarks: super::blocks::list_words(&cpu_benchmarks)?,
+                benchmarks: list_words(&cpu_benchmarks)?,
                 lowest: lowest_is_cpu,
                 shifts,
                 reorders,
@@ -379,7 +379,7 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             template(
                 &NoiseGroupWords {
                     g,
-                    organizations: super::blocks::count_word(g.organizations.len())?,
+                    organizations: count_word(g.organizations.len())?,
                 },
                 "text/noise-group.txt",
             )
@@ -405,7 +405,7 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     v.put("agree_systems", ag.systems.to_string());
     v.put("agree_same_order", ag.same_order.to_string());
     v.put("agree_same_lowest", ag.same_lowest.to_string());
-    v.put("agree_benchmarks", super::blocks::list_words(&ag.order)?);
+    v.put("agree_benchmarks", list_words(&ag.order)?);
     match ag.order.first() {
         Some(b) => v.put("agree_lowest", b.clone()),
         None => v.missing("agree_lowest", "the span group has no pair"),
@@ -414,7 +414,7 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         verdict: Verdict::of(wider, &data.highlights.agreement),
         systems: ag.systems,
         same_order: ag.same_order,
-        count: super::blocks::count_word(ag.order.len())?,
+        count: count_word(ag.order.len())?,
         lowest: ag.order.first().cloned().unwrap_or_default(),
         groups: noise.groups.len(),
         wider,

@@ -1,29 +1,32 @@
 //! Stage 6 of the pipeline: the article. The prose in `content/article.md` is Markdown with named
-//! placeholders ([`prose`]); the values ([`values`]) and blocks ([`blocks`]) are computed from the
-//! results and the page is wrapped in the Askama template `templates/article.html`. `pairs.csv`
-//! is written by [`export`].
+//! placeholders ([`prose`]); the values ([`values`], with the findings' wording in [`findings`])
+//! and blocks ([`blocks`]) are computed from the results into the [`catalogue`], and the page is
+//! wrapped in the Askama template `templates/article.html`. The data files beside it
+//! (`results.json`, `selected_rows.json`, `pairs.csv`) are written by [`export`].
 
 pub mod blocks;
+pub mod catalogue;
 pub mod export;
 pub mod findings;
 pub mod prose;
 pub mod sanitize;
 pub mod values;
+pub mod words;
 
 use askama::Template;
 
 use crate::analysis::{Analysis, Pair};
-use crate::config::ArticleConfig;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
+use crate::base::layout::OutputFile;
 use crate::evidence::claims::Note;
 use crate::evidence::facts::CheckerFacts;
 use crate::evidence::Checks;
 use crate::figure::Figures;
 use crate::highlight::{Highlight, Highlights};
 use crate::inputs::{InputKind, InputManifest};
-use crate::layout::OutputFile;
+use crate::project::config::ArticleConfig;
 
-pub use export::{interactive_pairs_csv, pairs_csv, ResultsTree};
+pub use export::{interactive_pairs_csv, pairs_csv, results_json, selected_rows_json, ResultsTree};
 
 /// Everything the article is rendered from.
 pub struct ArticleData<'a> {
@@ -45,13 +48,17 @@ pub struct ArticleData<'a> {
 }
 
 pub(crate) fn template<T: Template>(t: &T, name: &str) -> Result<String> {
-    t.render()
-        .map_err(|e| Error::invalid(name, format!("template failed: {e}")))
+    t.render().map_err(|e| Error::Template {
+        template: name.into(),
+        message: format!("template failed: {e}"),
+    })
 }
 
 pub(crate) fn pair_of<'a>(a: &'a Analysis, h: &Highlight) -> Result<&'a Pair> {
-    a.pair(h.offline_id)
-        .ok_or_else(|| Error::invalid("highlights", format!("highlight {} has no pair", h.id)))
+    a.pair(h.offline_id).ok_or_else(|| Error::NoPair {
+        context: "highlights",
+        highlight: h.id.clone(),
+    })
 }
 
 #[derive(Template)]
@@ -98,7 +105,10 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
         "license": c.license_url,
         "image": card_url(c),
     });
-    let text = serde_json::to_string(&doc).map_err(|e| Error::invalid("JSON-LD", e.to_string()))?;
+    let text = serde_json::to_string(&doc).map_err(|e| Error::Serialise {
+        file: "JSON-LD".into(),
+        message: e.to_string(),
+    })?;
     // `<`, `>` and `&` as JSON escapes, so no text can close the script element.
     Ok(text
         .replace('<', "\\u003c")
@@ -145,7 +155,7 @@ fn sections(body: &str) -> Vec<(String, String)> {
 pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
     if let Some((name, round)) = data.config.other_round(&data.analysis.round) {
         return Err(Error::Config {
-            file: crate::config::CONFIG_PATH.into(),
+            file: crate::project::config::CONFIG_PATH.into(),
             message: format!(
                 "{name} names round {round}, but the results are round {}",
                 data.analysis.round
@@ -189,7 +199,7 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
                 .highlights
                 .highlights
                 .iter()
-                .map(|h| (h.label.as_str(), crate::format::percent(h.ratio)))
+                .map(|h| (h.label.as_str(), crate::base::number::percent(h.ratio)))
                 .collect(),
         },
         "templates/article.html",

@@ -16,14 +16,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use pulldown_cmark::utils::TextMergeWithOffset;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
-use super::values::Values;
-use crate::config::CONFIG_PATH;
-use crate::error::{Error, Result};
+use super::catalogue::{Blocks, Values};
+use crate::base::error::{Error, Result};
 use crate::evidence::claims::{ClaimId, Note, CLAIMS_PATH};
+use crate::project::config::CONFIG_PATH;
 use crate::project::PROSE_PATH;
-
-/// HTML of the block placeholders, by name.
-pub type Blocks = BTreeMap<String, String>;
 
 /// The name of the block that places the source notes.
 pub const NOTES_BLOCK: &str = "notes";
@@ -71,7 +68,7 @@ impl Citations<'_> {
                 (self.cited.len(), true)
             }
         };
-        let id = crate::format::html_escape(&note.id.0);
+        let id = crate::base::text::html_escape(&note.id.0);
         Ok(format!(
             "<sup class=\"cite\"><a href=\"#note-{id}\"{} aria-label=\"Source note {n}\">{n}</a></sup>",
             if first {
@@ -114,7 +111,7 @@ impl Lines {
 }
 
 fn near(s: &str) -> String {
-    crate::format::excerpt(s, 30)
+    crate::base::text::excerpt(s, 30)
 }
 
 /// One piece of a text after substitution.
@@ -252,13 +249,13 @@ pub fn render_prose(
         parser.map(|(event, range)| (event, range.start)).unzip();
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     let mut in_code_block = false;
-    let mut nesting = crate::markup::Nesting::default();
+    let mut nesting = crate::base::markup::Nesting::default();
     let mut heading_ids: BTreeMap<String, usize> = BTreeMap::new();
     // Stands for a block until the prose is sanitised: a text the prose cannot hold, since it
     // ends in the SHA-256 of the prose itself.
     let marker = format!(
         "scenario-ratios-block-{}-",
-        &crate::inputs::HexDigest::sha256(markdown.as_bytes()).as_str()[..32]
+        &crate::base::digest::HexDigest::sha256(markdown.as_bytes()).as_str()[..32]
     );
     let mut placed: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -350,17 +347,19 @@ pub fn render_prose(
                     match piece {
                         Piece::Text("") => {}
                         Piece::Text(t) => out.push(Event::Text(
-                            crate::format::join_units(t, after_value).into(),
+                            crate::base::text::join_units(t, after_value).into(),
                         )),
                         Piece::Value { name, value } => {
                             out.push(Event::InlineHtml(
                                 format!(
                                     "<span data-value=\"{}\">",
-                                    crate::format::html_escape(&name)
+                                    crate::base::text::html_escape(&name)
                                 )
                                 .into(),
                             ));
-                            out.push(Event::Text(crate::format::join_units(&value, false).into()));
+                            out.push(Event::Text(
+                                crate::base::text::join_units(&value, false).into(),
+                            ));
                             out.push(Event::InlineHtml("</span>".into()));
                         }
                         Piece::Cite(id) => {
@@ -400,7 +399,7 @@ pub fn render_prose(
             // A heading with an id ends in a visible link to itself.
             Event::End(TagEnd::Heading(_)) => {
                 if let Some(id) = heading.take() {
-                    let id = crate::format::html_escape(&id);
+                    let id = crate::base::text::html_escape(&id);
                     out.push(Event::InlineHtml(
                         format!(
                             " <a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to this section\">§</a>"

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// Elements the prose may write: text structure, lists, tables, `<details>`, quotations and
 /// inline phrasing. Nothing that loads, runs, embeds, styles or submits.

@@ -3,37 +3,19 @@
 //! placeholder that asks for it fails with that reason. Reader-facing sentences whose wording
 //! depends on the data are rendered from `templates/text/`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use askama::Template;
 
+use super::catalogue::Values;
+use super::words::{count_word, list_words};
 use super::{template, ArticleData};
 use crate::analysis::{Analysis, Unmatched};
+use crate::base::number::{percent, points, tokens};
+use crate::base::text::short_commit;
 use crate::evidence::{round_sig, Check, Checks, Status};
-use crate::format::{percent, points, short_commit, tokens};
 use crate::highlight::Highlight;
 use crate::inputs::InputKind;
-
-/// Inline values by name, and the names the data could not provide, with the reason.
-#[derive(Debug, Default, Clone)]
-pub struct Values {
-    pub values: BTreeMap<String, String>,
-    pub unavailable: BTreeMap<String, String>,
-}
-
-impl Values {
-    pub(super) fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.values.insert(name.into(), value.into());
-    }
-
-    pub(super) fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
-        self.unavailable.insert(name.into(), why.into());
-    }
-
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.values.get(name).map(String::as_str)
-    }
-}
 
 #[derive(Template)]
 #[template(path = "text/unmatched.txt")]
@@ -131,7 +113,7 @@ fn counts(v: &mut Values, a: &Analysis) -> crate::Result<()> {
         .iter()
         .map(|f| f.name().to_string())
         .collect();
-    v.put("non_key_fields", super::blocks::list_words(&non_key)?);
+    v.put("non_key_fields", list_words(&non_key)?);
     v.put(
         "unmatched_sentence",
         template(
@@ -197,7 +179,7 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     if h.ratio.0 < 1.0 {
         v.put(
             key("loss"),
-            crate::format::percent_value(100.0 - h.ratio.percent()),
+            crate::base::number::percent_value(100.0 - h.ratio.percent()),
         );
     } else {
         v.missing(
@@ -208,7 +190,7 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     if h.ratio.0 > 1.0 {
         v.put(
             key("gain"),
-            crate::format::percent_value(h.ratio.percent() - 100.0),
+            crate::base::number::percent_value(h.ratio.percent() - 100.0),
         );
     } else {
         v.missing(
@@ -276,7 +258,7 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
         format!(
             "{}{}%",
             round_sig(m.unwrap_or(1.0) * 100.0, 6),
-            crate::format::NBSP
+            crate::base::text::NBSP
         )
     };
     match data.facts.models.get(&p.submission.benchmark) {
@@ -333,7 +315,7 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         template(
             &SpanOrder {
                 same: by_ratio == by_median,
-                count: super::blocks::count_word(by_ratio.len())?,
+                count: count_word(by_ratio.len())?,
                 by_ratio,
                 by_median,
             },
@@ -443,9 +425,9 @@ fn rebuild(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     v.put("python_version", crate::notebook::min_python());
     v.put(
         "offline_platforms",
-        super::blocks::list_words(&data.vendor_plan.platforms)?,
+        list_words(&data.vendor_plan.platforms)?,
     );
-    v.put("bundle_folder", crate::layout::bundle_folder());
+    v.put("bundle_folder", crate::base::layout::bundle_folder());
     Ok(())
 }
 
@@ -499,7 +481,7 @@ mod tests {
     #[test]
     fn lists_are_worded_as_prose_writes_them() {
         let words = |items: &[&str]| {
-            super::super::blocks::list_words(
+            super::super::words::list_words(
                 &items.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
             )
             .unwrap()

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::evidence::facts::CheckerFacts;
 use crate::evidence::loadgen::{refuse_controls, Printed};
 

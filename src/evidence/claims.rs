@@ -14,8 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::format::excerpt;
+use crate::base::error::{Error, Result};
+use crate::base::text::excerpt;
 use crate::inputs::{InputManifest, Inputs, PinnedInput};
 
 /// Where the register lives in the project.
@@ -206,7 +206,7 @@ fn note(c: &Claim, pin: &PinnedInput) -> Note {
             "https://github.com/{}/blob/{}/{}{plain}{anchor}",
             pin.repository,
             pin.commit,
-            crate::format::url_path(&pin.path)
+            crate::base::text::url_path(&pin.path)
         ),
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// Where the checker facts live in the project.
 pub const FACTS_PATH: &str = "sources/mlperf-checker-facts.json";
@@ -133,7 +133,7 @@ impl CheckerFacts {
             message: format!(
                 "{what}: line {line} of {} {why} (it reads: {})",
                 self.source.path,
-                crate::format::excerpt(at(line).unwrap_or_default().trim(), 80)
+                crate::base::text::excerpt(at(line).unwrap_or_default().trim(), 80)
             ),
         };
         // A needle that ends in a digit must not continue with one (`* 1000000` is not in

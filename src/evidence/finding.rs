@@ -4,7 +4,7 @@
 
 use askama::Template;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// A bound as the submission checker states it, for the words of an accuracy check.
 #[derive(Debug, Clone)]
@@ -98,7 +98,10 @@ struct Detail<'a> {
 impl Finding {
     /// The compact words and the full ones.
     pub fn words(&self) -> Result<(String, String)> {
-        let fail = |name: &str, e: askama::Error| Error::invalid(name, e.to_string());
+        let fail = |name: &str, e: askama::Error| Error::Template {
+            template: name.into(),
+            message: e.to_string(),
+        };
         Ok((
             Short { f: self }
                 .render()

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::summary::Scenario;
 
 /// Throughput of an Offline run, as the summary log names it.
@@ -143,7 +143,7 @@ pub(crate) fn refuse_controls(file: &str, text: &str) -> Result<()> {
 }
 
 fn excerpt(s: &str) -> String {
-    crate::format::excerpt(s, 80)
+    crate::base::text::excerpt(s, 80)
 }
 
 fn parse_number(file: &str, line: usize, key: &str, text: &str) -> Result<Printed> {

@@ -17,7 +17,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::highlight::Highlights;
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow};
@@ -234,7 +234,7 @@ pub fn check(
         rule_source: format!(
             "{} at {}, {}",
             facts.source.repository,
-            crate::format::short_commit(&facts.source.commit),
+            crate::base::text::short_commit(&facts.source.commit),
             facts.source.path
         ),
         items,
@@ -396,12 +396,12 @@ impl RowChecks<'_> {
             CheckKind::Throughput,
             Status::of(agree),
             Finding::Throughput {
-                log: crate::format::tokens(log.throughput.value),
-                summary: crate::format::tokens(summary_value),
+                log: crate::base::number::tokens(log.throughput.value),
+                summary: crate::base::number::tokens(summary_value),
                 agree,
                 key: loadgen::throughput_key(log.scenario),
                 log_text: log.throughput.text.clone(),
-                summary_text: crate::format::excerpt(summary_text, 40),
+                summary_text: crate::base::text::excerpt(summary_text, 40),
                 rounded: significant_digits(summary_text) <= SUMMARY_SIGNIFICANT_DIGITS,
                 tolerance: round_sig(tolerance, 6),
                 diff: round_sig(diff, 6),

@@ -6,18 +6,21 @@
 //! element allowed), no refresh, no event-handler attribute, no `javascript:` or `data:` link, no
 //! protocol-relative or backslash URL, nothing loaded from anywhere; a strict Content-Security-
 //! Policy; every element closed in order and every `id` given once; both SVGs well-formed; the
-//! bundle's entry names safe and inventoried; SHA256SUMS covering every other file.
+//! bundle's entry names safe and inventoried; SHA256SUMS covering every other file. The outcome is
+//! published as `qa/validation.json` ([`report`]).
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::Serialize;
 
-use crate::archive::{self, BUNDLE_LIMITS};
+use crate::base::archive::{self, BUNDLE_LIMITS};
+use crate::base::layout::{OutputFile, INVENTORY};
 use crate::dist::Dist;
-use crate::layout::{OutputFile, INVENTORY};
+use crate::package::inventory::{self, Discrepancy};
 
 pub mod page;
+pub mod report;
 
 use page::{broken_links, policy_problems};
 pub use page::{csp_problems, page_problems, rendered_values, scan, PageScan};
@@ -225,7 +228,7 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
 /// The values results.json implies for the prose's placeholders, formatted as the article formats
 /// them: each highlight's ratio (and its loss or gain), the span, and the counts.
 fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>, String> {
-    use crate::format::{percent, points};
+    use crate::base::number::{percent, points};
     let mut expected = Vec::new();
     let highlights = results["highlights"]
         .as_array()
@@ -235,15 +238,15 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
         let (Some(id), Some(ratio)) = (h["id"].as_str(), h["ratio"].as_f64()) else {
             return Err(format!("highlight {} has no id or ratio", h["label"]));
         };
-        let r = crate::analysis::Ratio(ratio);
-        expected.push((format!("hl.{id}.ratio"), percent(r)));
+        let pct = ratio * 100.0;
+        expected.push((format!("hl.{id}.ratio"), percent(ratio)));
         expected.push((
             format!("hl.{id}.loss"),
-            crate::format::percent_value(100.0 - r.percent()),
+            crate::base::number::percent_value(100.0 - pct),
         ));
         expected.push((
             format!("hl.{id}.gain"),
-            crate::format::percent_value(r.percent() - 100.0),
+            crate::base::number::percent_value(pct - 100.0),
         ));
     }
     if let Some(span) = results["span_pp"].as_f64() {
@@ -262,8 +265,8 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
         ratios.iter().copied().reduce(f64::min),
         ratios.iter().copied().reduce(f64::max),
     ) {
-        expected.push(("all_min".into(), percent(crate::analysis::Ratio(min))));
-        expected.push(("all_max".into(), percent(crate::analysis::Ratio(max))));
+        expected.push(("all_min".into(), percent(min)));
+        expected.push(("all_max".into(), percent(max)));
     }
     let benchmarks = results["benchmarks"]
         .as_array()
@@ -274,10 +277,7 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
             b.and_then(|b| b["benchmark"].as_str()),
             b.and_then(|b| b["median"].as_f64()),
         ) {
-            expected.push((
-                format!("median_{end}"),
-                percent(crate::analysis::Ratio(median)),
-            ));
+            expected.push((format!("median_{end}"), percent(median)));
             expected.push((format!("median_{end}_benchmark"), name.into()));
         }
     }
@@ -316,10 +316,7 @@ fn expected_values(results: &serde_json::Value) -> Result<Vec<(String, String)>,
             .find(|p| p["offline_id"].as_str() == Some(offline))
             .and_then(|p| p["ratio"].as_f64())
         {
-            expected.push((
-                format!("hl.{id}.interactive_ratio"),
-                percent(crate::analysis::Ratio(r)),
-            ));
+            expected.push((format!("hl.{id}.interactive_ratio"), percent(r)));
         }
     }
     let robustness = &results["robustness"];
@@ -401,7 +398,7 @@ fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
         Ok(e) => e,
         Err(problems) => return (0, problems),
     };
-    let root = crate::layout::bundle_root();
+    let root = crate::base::layout::bundle_root();
     let inventory_name = format!("{root}{INVENTORY}");
     let inventory = match archive::read_entry(bytes, &entries, &inventory_name) {
         Ok(i) => i,
@@ -410,32 +407,28 @@ fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
     let Some(inventory) = inventory.and_then(|b| String::from_utf8(b).ok()) else {
         return (entries.len(), vec![format!("no readable {inventory_name}")]);
     };
-    let listed = match crate::package::parse_sums(&inventory_name, &inventory) {
+    let listed = match crate::base::sums::parse_sums(&inventory_name, &inventory) {
         Ok(l) => l,
         Err(p) => return (entries.len(), p),
     };
-    // Both sides by path inside the bundle's folder: a name outside it is never listed.
-    fn inside<'a>(e: &'a archive::RawEntry, root: &str, inventory: &str) -> Option<&'a str> {
-        e.name.strip_prefix(root).filter(|_| e.name != inventory)
+    // The entries by name, the inventory aside; the central directory gives no digests.
+    let names: std::collections::BTreeMap<&str, Option<&crate::base::digest::HexDigest>> = entries
+        .iter()
+        .filter(|e| e.name != inventory_name)
+        .map(|e| (e.name.as_str(), None))
+        .collect();
+    let mut problems = Vec::new();
+    let mut unlisted = Vec::new();
+    for d in inventory::compare(&root, &inventory_name, &listed, &names) {
+        match d {
+            Discrepancy::Absent(p) => {
+                problems.push(format!("{root}{p}: listed in the inventory but absent"))
+            }
+            Discrepancy::Unlisted(name) => unlisted.push(format!("{name}: not in the inventory")),
+            // Without digests, no entry can differ from its line.
+            Discrepancy::Mismatch { .. } => {}
+        }
     }
-    let names: std::collections::HashSet<&str> = entries
-        .iter()
-        .filter_map(|e| inside(e, &root, &inventory_name))
-        .collect();
-    let listed: std::collections::HashSet<&str> = listed.iter().map(|(p, _)| p.as_str()).collect();
-    let mut problems: Vec<String> = listed
-        .iter()
-        .filter(|p| !names.contains(*p))
-        .map(|p| format!("{root}{p}: listed in the inventory but absent"))
-        .collect();
-    let mut unlisted: Vec<String> = entries
-        .iter()
-        .filter(|e| {
-            e.name != inventory_name
-                && inside(e, &root, &inventory_name).is_none_or(|rel| !listed.contains(rel))
-        })
-        .map(|e| format!("{}: not in the inventory", e.name))
-        .collect();
     problems.sort();
     unlisted.sort();
     problems.append(&mut unlisted);
@@ -449,8 +442,8 @@ mod tests {
     #[test]
     fn the_bundle_listing_must_match_its_inventory_both_ways() {
         use std::io::Write;
-        let root = crate::layout::bundle_root();
-        let sum = crate::inputs::HexDigest::sha256(b"x");
+        let root = crate::base::layout::bundle_root();
+        let sum = crate::base::digest::HexDigest::sha256(b"x");
         // `stray.txt` is listed, and an entry of that name exists, but outside the folder.
         let inventory = format!("{sum}  a.txt\n{sum}  c.txt\n{sum}  stray.txt\n");
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use html5gum::{Token, Tokenizer};
 
-use crate::layout::OutputFile;
-use crate::markup;
+use crate::base::layout::OutputFile;
+use crate::base::markup;
 
 /// Attributes whose value is a URL a browser may follow or load.
 const URL_ATTRIBUTES: &[&str] = &[
@@ -56,7 +56,7 @@ const LOADING_ELEMENTS: &[&str] = &[
 /// A tag or attribute name as the page wrote it, for a problem line: short, control characters
 /// escaped.
 fn shown(name: &str) -> String {
-    crate::format::excerpt(&name.escape_debug().to_string(), 40)
+    crate::base::text::excerpt(&name.escape_debug().to_string(), 40)
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -243,7 +243,7 @@ fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
             if let Some(why) = url_problem(&key, value) {
                 problems.push(format!(
                     "<{qname} {key}={:?}> {why}",
-                    crate::format::excerpt(value, 80)
+                    crate::base::text::excerpt(value, 80)
                 ));
             }
         }
@@ -252,7 +252,7 @@ fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
             if let Some(why) = url_problem("href", value) {
                 problems.push(format!(
                     "<{qname} {key}={:?}> {why}",
-                    crate::format::excerpt(value, 80)
+                    crate::base::text::excerpt(value, 80)
                 ));
             }
         }
@@ -357,7 +357,7 @@ fn written_structure(html: &str) -> Vec<String> {
                             "{} line {}: id {:?} is given a second time",
                             OutputFile::Article.path(),
                             markup::line_of(html, tag.span.start),
-                            crate::format::excerpt(&id, 80)
+                            crate::base::text::excerpt(&id, 80)
                         ));
                     }
                     ids.insert(id);
@@ -407,7 +407,7 @@ pub(super) fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<Str
             };
             problems.push(format!(
                 "<a href={:?}> {what}",
-                crate::format::excerpt(href, 80)
+                crate::base::text::excerpt(href, 80)
             ));
         }
     }

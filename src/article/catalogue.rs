@@ -1,0 +1,28 @@
+//! The catalogue the prose draws on: the inline values by name (each plain text, escaped when
+//! inserted, or the reason the data cannot provide it) and the HTML blocks by name.
+
+use std::collections::BTreeMap;
+
+/// Inline values by name, and the names the data could not provide, with the reason.
+#[derive(Debug, Default, Clone)]
+pub struct Values {
+    pub values: BTreeMap<String, String>,
+    pub unavailable: BTreeMap<String, String>,
+}
+
+impl Values {
+    pub(super) fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.values.insert(name.into(), value.into());
+    }
+
+    pub(super) fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
+        self.unavailable.insert(name.into(), why.into());
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+}
+
+/// HTML of the block placeholders, by name.
+pub type Blocks = BTreeMap<String, String>;

@@ -1,0 +1,303 @@
+//! Text for the formats the build writes into: error lines that stay one line and show what they
+//! quote (excerpts, quotes, escapes of invisible characters, paths), HTML and BibTeX escapes (with
+//! no-break spaces before units and break points in long names), and URL paths.
+
+/// At most `max` characters of `s` for an error line; a longer value is cut and its full length
+/// given, so a 40 MB field never ends up on a terminal.
+pub fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &s[..cut], s.len()),
+    }
+}
+
+/// True for a character that a terminal would not show as itself: control characters (a
+/// newline or an ESC could forge a second line or recolour the screen), the bidirectional
+/// controls that reorder what is shown (U+202E and its kin), and the invisible format characters
+/// (zero-width space and joiners, the byte-order mark, the soft hyphen).
+pub fn is_invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{034f}'
+                | '\u{061c}'
+                | '\u{115f}'
+                | '\u{1160}'
+                | '\u{17b4}'
+                | '\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}'
+                | '\u{e0000}'..='\u{e0fff}'
+        )
+}
+
+/// `s` for an error line: every character [`is_invisible`] finds written as an escape
+/// (`\n`, `\t`, `\r`, else `\u{202e}`), so one line stays one line and what it quotes is
+/// seen as it is.
+pub fn escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A name or value quoted for an error line: at most `max` characters of it ([`excerpt`]),
+/// between double quotes, with `"` and `\` escaped and every invisible character written as an
+/// escape ([`escaped`]); combining marks are escaped too, so `é` and `e` + U+0301 (NFC and NFD)
+/// are told apart.
+pub fn quoted(s: &str, max: usize) -> String {
+    let (head, tail) = match s.char_indices().nth(max) {
+        None => (s, String::new()),
+        Some((cut, _)) => (&s[..cut], format!("… ({} bytes in all)", s.len())),
+    };
+    let mut out = String::with_capacity(head.len() + 2);
+    out.push('"');
+    for c in head.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if is_combining(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push_str(&escaped(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    out.push('"');
+    out.push_str(&tail);
+    out
+}
+
+/// True for the combining marks that Unicode normalisation composes or decomposes (the blocks
+/// of combining diacritical marks), which would otherwise print on the letter before them.
+fn is_combining(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0300}'..='\u{036f}'
+            | '\u{1ab0}'..='\u{1aff}'
+            | '\u{1dc0}'..='\u{1dff}'
+            | '\u{20d0}'..='\u{20ff}'
+            | '\u{fe20}'..='\u{fe2f}'
+            | '\u{3099}'
+            | '\u{309a}'
+    )
+}
+
+/// A path for an error line, unquoted: as [`escaped`], at most 300 characters.
+pub fn path(p: &std::path::Path) -> String {
+    escaped(&excerpt(&p.to_string_lossy(), 300))
+}
+
+/// A path for an error line, quoted as [`quoted`].
+pub fn quoted_path(p: &std::path::Path) -> String {
+    quoted(&p.to_string_lossy(), 300)
+}
+
+/// The no-break space that joins a number to its unit (`85.36 %`, `80 ms`), so a line never
+/// breaks between them.
+pub const NBSP: char = '\u{a0}';
+
+/// The units the prose writes after a number, joined to it by [`NBSP`].
+pub const UNITS: &[&str] = &["%", "tokens/s", "ms", "percentage points", "points", "MB"];
+
+/// `text` with the space before each unit of [`UNITS`] that follows a digit made a no-break
+/// space. When `after_value` is set, `text` follows a rendered number, so a unit at its very
+/// start is joined too.
+pub fn join_units(text: &str, after_value: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let number_before = prev.map_or(after_value, |p| p.is_ascii_digit());
+        if c == ' ' && number_before {
+            let after = &rest[1..];
+            let unit = UNITS.iter().find(|u| {
+                after.starts_with(**u)
+                    && after[u.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|n| !n.is_alphanumeric())
+            });
+            if unit.is_some() {
+                out.push(NBSP);
+                prev = Some(NBSP);
+                rest = after;
+                continue;
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// `s` escaped for HTML text and attribute values.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` escaped for HTML, with a line-break opportunity (`<wbr>`) after a `_`, `-`, `/` or `,`
+/// that ends a run of at least [`BREAK_RUN`] characters without one, so a long name such as
+/// `PRIMERGY_CDI_RTX_PRO_6000_PCIE_96GBx8` can wrap in a narrow table cell instead of widening
+/// the page, while short names (and the page's element count) stay as they are.
+pub fn breakable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    let chars: Vec<char> = s.chars().collect();
+    let mut run = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        out.push_str(&html_escape(c.encode_utf8(&mut [0u8; 4])));
+        if c.is_whitespace() {
+            run = 0;
+            continue;
+        }
+        run += 1;
+        let more = chars.get(i + 1).is_some_and(|n| !n.is_whitespace());
+        if matches!(c, '_' | '-' | '/' | ',') && run >= BREAK_RUN && more {
+            out.push_str("<wbr>");
+            run = 0;
+        }
+    }
+    out
+}
+
+/// The fewest characters [`breakable`] leaves between two of the breaks it adds.
+pub const BREAK_RUN: usize = 8;
+
+/// A value for a BibTeX field: TeX's special characters escaped.
+pub fn bibtex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '^' => out.push_str("\\^{}"),
+            '~' => out.push_str("\\~{}"),
+            '{' | '}' | '%' | '&' | '$' | '#' | '_' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A path for a URL: each `/`-separated segment percent-encoded except for the characters URLs
+/// leave as they are (`A-Z a-z 0-9 - . _ ~`), so a folder named `Naeem Khoshnevis` links right.
+pub fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The first 12 digits of a commit hash, as commits are shown to readers.
+pub fn short_commit(commit: &str) -> String {
+    commit.chars().take(12).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_joined_to_their_numbers() {
+        assert_eq!(
+            join_units(
+                "Server 59,867.8 against 70,132.3 tokens/s, 12 ms and 3 %.",
+                false
+            ),
+            "Server 59,867.8 against 70,132.3\u{a0}tokens/s, 12\u{a0}ms and 3\u{a0}%."
+        );
+        // After a rendered number, a unit at the start of the text is joined too.
+        assert_eq!(join_units(" tokens/s (rows", true), "\u{a0}tokens/s (rows");
+        assert_eq!(join_units(" tokens/s (rows", false), " tokens/s (rows");
+        // Not a unit: a word that merely starts like one, or a unit after a word.
+        assert_eq!(join_units("4 msgs and the ms", false), "4 msgs and the ms");
+        assert_eq!(
+            join_units("12.51 percentage points", false),
+            "12.51\u{a0}percentage points"
+        );
+    }
+
+    #[test]
+    fn breakable_names_escape_and_offer_breaks() {
+        // A break after the separator that ends 8 or more characters without one.
+        assert_eq!(
+            breakable("Quanta_Cloud_Technology"),
+            "Quanta_Cloud_<wbr>Technology"
+        );
+        assert_eq!(
+            breakable("PRIMERGY_CDI_RTX_PRO_6000_PCIE_96GBx8,"),
+            "PRIMERGY_<wbr>CDI_RTX_<wbr>PRO_6000_<wbr>PCIE_96GBx8,"
+        );
+        // Short words, a separator before a space or at the end: nothing added; markup escaped.
+        assert_eq!(breakable("a/b, c-d"), "a/b, c-d");
+        assert_eq!(
+            breakable("<b>abcdefgh/ijk</b>"),
+            "&lt;b&gt;abcdefgh/<wbr>ijk&lt;/b&gt;"
+        );
+    }
+
+    #[test]
+    fn url_paths_encode_all_but_unreserved_characters() {
+        assert_eq!(
+            url_path("closed/NVIDIA/a_b-c.d~e"),
+            "closed/NVIDIA/a_b-c.d~e"
+        );
+        assert_eq!(
+            url_path("closed/Naeem Khoshnevis/x#y?z%é"),
+            "closed/Naeem%20Khoshnevis/x%23y%3Fz%25%C3%A9"
+        );
+    }
+
+    #[test]
+    fn invisible_characters_and_combining_marks_are_shown_as_escapes() {
+        assert_eq!(escaped("a\nerror: b\u{1b}[31m"), "a\\nerror: b\\u{1b}[31m");
+        assert_eq!(escaped("x\u{202e}y\u{200b}z é"), "x\\u{202e}y\\u{200b}z é");
+        assert_eq!(quoted("B300", 10), "\"B300\"");
+        assert_eq!(quoted("a\"b\\c", 10), "\"a\\\"b\\\\c\"");
+        // NFC and NFD print apart.
+        assert_eq!(quoted("\u{e9}", 10), "\"\u{e9}\"");
+        assert_eq!(quoted("e\u{301}", 10), "\"e\\u{301}\"");
+        assert_eq!(quoted("abcdef", 3), "\"abc\"… (6 bytes in all)");
+    }
+
+    #[test]
+    fn excerpts_are_bounded() {
+        assert_eq!(excerpt("short", 200), "short");
+        let long = "é".repeat(300);
+        let e = excerpt(&long, 200);
+        assert_eq!(e.chars().filter(|&c| c == 'é').count(), 200);
+        assert!(e.ends_with("… (600 bytes in all)"), "{e}");
+    }
+}

@@ -1,0 +1,42 @@
+//! `scenario-ratios build` (the default): runs the whole pipeline and reports what it wrote.
+
+use scenario_ratios::base::text::path;
+use scenario_ratios::inputs::Origin;
+use scenario_ratios::pipeline::{self, BuildReport};
+
+use super::BuildArgs;
+
+/// Builds, prints the stages' wall times when asked, where the inputs came from, and the counts.
+pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
+    let timings = args.timings;
+    let report = pipeline::build(&args.options()?)?;
+    if timings {
+        for (stage, d) in &report.timings {
+            eprintln!("{:>8.2} ms  {stage}", d.as_secs_f64() * 1e3);
+        }
+    }
+    let c = &report.analysis.counts;
+    eprintln!("{}", input_summary(&report));
+    println!(
+        "{} rows, {} eligible, {} pairs, {} unmatched; wrote {} files to {}",
+        c.rows,
+        c.eligible,
+        c.pairs,
+        c.unmatched,
+        report.files,
+        path(&report.out)
+    );
+    Ok(())
+}
+
+/// One line: how many inputs were verified, and where they came from.
+fn input_summary(report: &BuildReport) -> String {
+    let count = |f: fn(&Origin) -> bool| report.inputs.iter().filter(|(_, o)| f(o)).count();
+    format!(
+        "{} inputs verified: {} from the cache, {} from the mirror, {} downloaded",
+        report.inputs.len(),
+        count(|o| matches!(o, Origin::Cache(_))),
+        count(|o| matches!(o, Origin::Mirror(_))),
+        count(|o| matches!(o, Origin::Download(_))),
+    )
+}

@@ -1,0 +1,18 @@
+//! `scenario-ratios explain`: acquires the inputs, computes, and prints the scope walk-through
+//! and the matching outcome, writing nothing.
+
+use scenario_ratios::{pipeline, walkthrough};
+
+use super::BuildArgs;
+
+/// Prints the walk-through of the build these arguments describe.
+pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
+    let (_, computed) = pipeline::compute_from(&args.options()?)?;
+    let text = walkthrough::render(
+        &computed.analysis,
+        &computed.highlights,
+        &computed.project.manifest,
+    )?;
+    print!("{text}");
+    Ok(())
+}

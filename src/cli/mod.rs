@@ -1,0 +1,214 @@
+//! The command line: the clap types of every command and option, and the merging of the build
+//! options given before the command with those given after it. One file per command runs it.
+
+pub mod build;
+pub mod explain;
+pub mod serve;
+pub mod synth;
+pub mod verify;
+
+use std::path::{Path, PathBuf};
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use scenario_ratios::base::text::escaped;
+use scenario_ratios::inputs::AcquireOptions;
+use scenario_ratios::pipeline::BuildOptions;
+use scenario_ratios::project;
+use scenario_ratios::vendor::DEFAULT_CRATE_CACHE;
+
+/// Builds "The Server/Offline ratio is workload-specific" from pinned MLPerf Inference v6.1 results.
+///
+/// The build options may stand before the command (`scenario-ratios --offline explain`) or after
+/// it; given in both places, the one after wins.
+#[derive(Parser)]
+#[command(version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Acquire the inputs, run the analysis and write the output folder (the default).
+    Build(BuildArgs),
+    /// Print the scope walk-through (rows left after each filter) and the matching outcome.
+    Explain(BuildArgs),
+    /// Preview the article: build in memory, serve it, rebuild and reload on every saved edit.
+    Serve {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Port to listen on.
+        #[arg(long, default_value_t = 3000)]
+        port: u16,
+        /// Address to listen on (only this machine by default).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+    },
+    /// Write a synthetic summary pair of N rows (and a manifest pinning it) for scaling tests.
+    Synth {
+        /// Number of rows (at most 100000).
+        #[arg(long)]
+        rows: usize,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Folder to write into (mirror layout, plus inputs.json): new, empty, or one synth wrote.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The project folder whose highlights the rows include [default: found upward].
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+    /// Check a published folder (SHA256SUMS and the bundle) or a reproducibility.zip.
+    Verify {
+        /// A published folder or a reproducibility.zip [default: dist in the project]
+        path: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Clone)]
+pub struct BuildArgs {
+    /// The project folder [default: the nearest folder upward holding this project's Cargo.toml]
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Local mirror of upstream files, laid out as <owner>/<repo>/<path>
+    /// [default: ../shared/upstream beside the project, when that folder exists]
+    #[arg(long, env = "UPSTREAM_MIRROR", value_name = "DIR")]
+    mirror: Option<PathBuf>,
+    /// Output folder, replaced whole when the build succeeds [default: dist in the project]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Folder of verified input copies: new, empty, or one this tool made [default: data/upstream in the project]
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Never download: fail when an input is neither cached nor mirrored.
+    #[arg(long)]
+    offline: bool,
+    /// Print the wall time of each build stage.
+    #[arg(long)]
+    timings: bool,
+    /// Use this input manifest instead of the project's data/inputs.json.
+    #[arg(long, value_name = "FILE", hide = true)]
+    manifest: Option<PathBuf>,
+    /// Timestamp (Unix seconds) of the zip entries [default: the manifest's source_date].
+    /// The SOURCE_DATE_EPOCH environment variable is not read, so a value left in a shell never
+    /// changes the published bytes.
+    #[arg(long, value_name = "SECONDS")]
+    source_date_epoch: Option<i64>,
+    /// Folder of verified .crate archives and vendor fragments [default: data/crates in the project]
+    #[arg(
+        long,
+        env = "SCENARIO_RATIOS_CRATE_CACHE",
+        value_name = "DIR",
+        hide = true
+    )]
+    crate_cache: Option<PathBuf>,
+    /// Replace the scheme and host of pinned URLs (for testing against a local server).
+    #[arg(
+        long,
+        env = "SCENARIO_RATIOS_DOWNLOAD_BASE",
+        value_name = "URL",
+        hide = true
+    )]
+    download_base: Option<String>,
+}
+
+impl BuildArgs {
+    /// These options, each taken from `before` (given before the command) where it is not given
+    /// here.
+    fn or(self, before: BuildArgs) -> BuildArgs {
+        BuildArgs {
+            root: self.root.or(before.root),
+            mirror: self.mirror.or(before.mirror),
+            out: self.out.or(before.out),
+            cache: self.cache.or(before.cache),
+            offline: self.offline || before.offline,
+            timings: self.timings || before.timings,
+            manifest: self.manifest.or(before.manifest),
+            source_date_epoch: self.source_date_epoch.or(before.source_date_epoch),
+            crate_cache: self.crate_cache.or(before.crate_cache),
+            download_base: self.download_base.or(before.download_base),
+        }
+    }
+
+    /// The build options these arguments give, with the defaults of the project they name.
+    pub fn options(self) -> scenario_ratios::Result<BuildOptions> {
+        let root = match self.root {
+            Some(r) => {
+                project::check_is_project(&r)?;
+                r
+            }
+            None => project::find_root(Path::new("."))?,
+        };
+        let defaults = AcquireOptions::for_project(&root);
+        let mirror = self.mirror.or(defaults.mirror);
+        if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
+            if self.source_date_epoch.is_none() {
+                eprintln!(
+                    "note: SOURCE_DATE_EPOCH={} in the environment is ignored: the bundle's timestamp comes from data/inputs.json (source_date), or from --source-date-epoch",
+                    escaped(&v.to_string_lossy())
+                );
+            }
+        }
+        Ok(BuildOptions {
+            source_date_epoch: self.source_date_epoch,
+            acquire: AcquireOptions {
+                own_cache: self.cache.is_none(),
+                cache_dir: self.cache.unwrap_or(defaults.cache_dir),
+                mirror,
+                download_base: self.download_base,
+                allow_download: !self.offline,
+            },
+            out: self.out.unwrap_or_else(|| root.join("dist")),
+            crate_cache: self
+                .crate_cache
+                .unwrap_or_else(|| root.join(DEFAULT_CRATE_CACHE)),
+            manifest: self.manifest,
+            root,
+        })
+    }
+}
+
+/// The first option written on the command line before the command (not one read from the
+/// environment), as the user spelled it.
+fn given_before(matches: &ArgMatches) -> Option<String> {
+    matches
+        .ids()
+        .find(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| format!("--{}", id.as_str().replace('_', "-")))
+}
+
+/// The command the command line names (`build` when it names none), with the build options given
+/// before it merged into its own; a non-build command given build options before it is refused
+/// (clap prints the error and exits).
+pub fn parse() -> Command {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let before = cli.build;
+    match cli.command {
+        None => Command::Build(before),
+        Some(Command::Build(args)) => Command::Build(args.or(before)),
+        Some(Command::Explain(args)) => Command::Explain(args.or(before)),
+        Some(Command::Serve { build, port, bind }) => Command::Serve {
+            build: build.or(before),
+            port,
+            bind,
+        },
+        Some(other) => {
+            if let Some(option) = given_before(&matches) {
+                let name = matches.subcommand_name().unwrap_or("this command");
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!("{option} is an option of build, explain and serve, not of {name}"),
+                    )
+                    .exit();
+            }
+            other
+        }
+    }
+}

@@ -1,0 +1,665 @@
+//! Stage 5 of the pipeline: the article's two figures as SVG, laid out here from the results and
+//! drawn by the templates `templates/figure-highlights.svg` and `templates/figure-pairs.svg`.
+//!
+//! Figure 1 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped
+//! by system. Figure 2 draws every matched pair as one mark, one band per benchmark. Each figure
+//! has two layouts: a wide one (the standalone file, desktops, print) and a narrow one for phones,
+//! where labels sit above the bars and bands instead of beside them, so every label stays legible
+//! at the width of the screen. Axes are bounded whatever the data hold. Every string that comes
+//! from the data is escaped by the templates.
+
+pub mod card;
+
+use askama::Template;
+
+use crate::analysis::{Analysis, Pair, Ratio};
+use crate::base::error::{Error, Result};
+use crate::base::number::{coord, percent, tokens};
+use crate::highlight::Highlights;
+
+/// A rendered SVG document (well-formed XML, usable inline in HTML or as a file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Svg(pub String);
+
+impl Svg {
+    /// The figure as a standalone SVG file: the XML declaration, then the figure.
+    pub fn file_bytes(&self) -> Vec<u8> {
+        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        s.push_str(&self.0);
+        s.into_bytes()
+    }
+}
+
+fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
+    t.render().map(Svg).map_err(|e| Error::Template {
+        template: name.into(),
+        message: format!("template failed: {e}"),
+    })
+}
+
+/// The widest x axis a figure draws, in percent: a ratio beyond it (a typo in a Result, say) is
+/// drawn at the edge with a note, so no data value can size the drawing.
+pub const AXIS_MAX_PERCENT: f64 = 200.0;
+
+/// Which drawing of a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// 760 user units wide: labels beside the plot.
+    Wide,
+    /// 340 user units wide, for phones: labels above the plot, 12-unit text.
+    Narrow,
+}
+
+impl Layout {
+    fn width(self) -> f64 {
+        match self {
+            Layout::Wide => 760.0,
+            Layout::Narrow => 340.0,
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Layout::Wide => "",
+            Layout::Narrow => "n",
+        }
+    }
+}
+
+/// Both figures in both layouts.
+pub struct Figures {
+    pub highlights: Svg,
+    pub highlights_narrow: Svg,
+    pub pairs: Svg,
+    pub pairs_narrow: Svg,
+}
+
+/// Draws both figures in both layouts.
+pub fn figures(analysis: &Analysis, h: &Highlights) -> Result<Figures> {
+    Ok(Figures {
+        highlights: highlights(analysis, h, Layout::Wide)?,
+        highlights_narrow: highlights(analysis, h, Layout::Narrow)?,
+        pairs: all_pairs(analysis, h, Layout::Wide)?,
+        pairs_narrow: all_pairs(analysis, h, Layout::Narrow)?,
+    })
+}
+
+/// The note under a figure when some values lie beyond its axis (`templates/clipped-note.svg`
+/// words it): where it goes and how many values it counts.
+pub struct ClippedNote {
+    pub y: f64,
+    pub count: usize,
+    pub axis_max: String,
+}
+
+fn clipped_note(count: usize, y: f64) -> Option<ClippedNote> {
+    (count > 0).then(|| ClippedNote {
+        y: coord(y),
+        count,
+        axis_max: format!("{AXIS_MAX_PERCENT:.0}"),
+    })
+}
+
+/// The hover text of a bar or mark, worded by `templates/text/pair-tooltip.txt`.
+#[derive(Template)]
+#[template(path = "text/pair-tooltip.txt")]
+struct Tooltip<'a> {
+    p: &'a Pair,
+    server: String,
+    offline: String,
+    ratio: String,
+}
+
+fn tooltip(p: &Pair) -> Result<String> {
+    Tooltip {
+        p,
+        server: tokens(p.server),
+        offline: tokens(p.offline),
+        ratio: percent(p.ratio),
+    }
+    .render()
+    .map(|t| crate::base::text::join_units(&t, false))
+    .map_err(|e| Error::Template {
+        template: "text/pair-tooltip.txt".into(),
+        message: format!("template failed: {e}"),
+    })
+}
+
+/// One tick of an x axis.
+pub struct Tick {
+    pub x: f64,
+    pub label: String,
+}
+
+/// Ticks from `lo` to `hi` (bounded by [`AXIS_MAX_PERCENT`], so at most a few dozen); only the
+/// multiples of `labelled` carry a label, so labels never touch on a narrow axis.
+fn ticks(lo: f64, hi: f64, step: f64, labelled: f64, x_of: impl Fn(f64) -> f64) -> Vec<Tick> {
+    let n = ((hi - lo) / step + 1e-9).floor().clamp(0.0, 40.0) as usize;
+    (0..=n)
+        .map(|i| {
+            let v = lo + step * i as f64;
+            Tick {
+                x: coord(x_of(v)),
+                label: if (v / labelled).fract().abs() < 1e-9 {
+                    format!("{v:.0}{}%", crate::base::text::NBSP)
+                } else {
+                    String::new()
+                },
+            }
+        })
+        .collect()
+}
+
+/// One entry of a legend: a key (line, bar or dot) at (x, y) and its text after it.
+pub struct LegendItem {
+    pub kind: LegendKind,
+    pub x: f64,
+    pub y: f64,
+}
+
+/// What a legend entry stands for: `templates/legend.svg` draws its swatch and words its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LegendKind {
+    /// The 100 % line of figure 1.
+    ReferenceRate,
+    /// The 100 % line of figure 2.
+    Reference,
+    BarBelow,
+    BarAbove,
+    Mark,
+    MarkHighlighted,
+    MarkCpuOnly,
+}
+
+/// Legend entries laid out in one row (wide) or one per line (narrow), starting at `y`. Each
+/// entry is its kind and, for the wide row, the room it takes: swatch and the label that
+/// `templates/legend.svg` gives that kind.
+fn legend(layout: Layout, y: f64, entries: &[(LegendKind, f64)]) -> (Vec<LegendItem>, f64) {
+    let mut items = Vec::new();
+    let (mut x, mut y) = (10.0, y);
+    for &(kind, wide_width) in entries {
+        items.push(LegendItem {
+            kind,
+            x: coord(x),
+            y: coord(y),
+        });
+        match layout {
+            Layout::Wide => x += wide_width,
+            Layout::Narrow => y += 18.0,
+        }
+    }
+    let bottom = match layout {
+        Layout::Wide => y,
+        Layout::Narrow => y - 18.0,
+    };
+    (items, bottom)
+}
+
+/// One bar of figure 1, with its label and value already placed.
+pub struct Bar {
+    pub y: f64,
+    pub width: f64,
+    pub label: String,
+    pub label_x: f64,
+    pub label_y: f64,
+    pub label_end: bool,
+    /// The pair's system and model in full, for the text description.
+    pub system: String,
+    pub model: String,
+    /// The value, in the column right of the plot, where no line crosses it.
+    pub value: String,
+    pub value_x: f64,
+    pub value_y: f64,
+    pub tooltip: String,
+    pub over_100: bool,
+}
+
+/// A group heading of figure 1: the system's name (the summary's `SystemName`, the one name the
+/// article gives a system), on one line or, when narrow, on up to two, on a row of its own that
+/// no line crosses.
+pub struct GroupHeading {
+    pub y: f64,
+    pub name: String,
+    /// The rest of the name and its baseline, when it takes a second line.
+    pub rest: Option<(String, f64)>,
+}
+
+/// A vertical line of a figure drawn as pieces, one per row of marks or bars, so it never runs
+/// through a row of labels.
+pub struct Segment {
+    pub x: f64,
+    pub y1: f64,
+    pub y2: f64,
+}
+
+/// The pieces of each vertical line at `xs`, one per row span of `rows` (top, bottom).
+fn segments(xs: &[f64], rows: &[(f64, f64)]) -> Vec<Segment> {
+    xs.iter()
+        .flat_map(|&x| {
+            rows.iter().map(move |&(y1, y2)| Segment {
+                x,
+                y1: coord(y1),
+                y2: coord(y2),
+            })
+        })
+        .collect()
+}
+
+/// Rows that touch (the bottom of one at the top of the next) as one span.
+fn merged(rows: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (top, bottom) in rows {
+        match out.last_mut() {
+            Some(last) if (last.1 - top).abs() < 1e-9 => last.1 = bottom,
+            _ => out.push((top, bottom)),
+        }
+    }
+    out
+}
+
+/// `name` in at most two lines of `max` characters, broken at a space; what does not fit is cut
+/// with an ellipsis (the tables give it whole).
+fn two_lines(name: &str, max: usize) -> (String, Option<String>) {
+    if name.chars().count() <= max {
+        return (name.to_string(), None);
+    }
+    let cut = name
+        .char_indices()
+        .take_while(|(i, _)| name[..*i].chars().count() <= max)
+        .filter(|(_, c)| *c == ' ')
+        .map(|(i, _)| i)
+        .last();
+    match cut {
+        Some(i) if i > 0 => (name[..i].to_string(), Some(fit(name[i + 1..].trim(), max))),
+        _ => (fit(name, max), None),
+    }
+}
+
+/// At most `max` characters of a label, cut with an ellipsis (the tables give it whole).
+fn fit(label: &str, max: usize) -> String {
+    if label.chars().count() <= max {
+        label.to_string()
+    } else {
+        let cut: String = label.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// A figure's title, on one line (wide) or two (narrow), each with its baseline.
+pub struct Title {
+    pub lines: Vec<(String, f64)>,
+}
+
+fn title(text: &str, layout: Layout, max: usize) -> Title {
+    match layout {
+        Layout::Wide => Title {
+            lines: vec![(text.to_string(), 22.0)],
+        },
+        Layout::Narrow => {
+            let (first, rest) = two_lines(text, max);
+            let mut lines = vec![(first, 16.0)];
+            lines.extend(rest.map(|r| (r, 31.0)));
+            Title { lines }
+        }
+    }
+}
+
+/// One bar of figure 1 before layout: a highlighted pair's model and ratio.
+pub struct BarData<'a> {
+    pub pair: &'a Pair,
+    pub model: &'a str,
+    pub ratio: Ratio,
+}
+
+/// Figure 1's bars before layout, one group per system in the highlights' order: what the
+/// figure and the social card both draw.
+pub struct BarGroup<'a> {
+    pub system: &'a str,
+    pub bars: Vec<BarData<'a>>,
+}
+
+/// Groups the highlighted pairs by system (organisation and platform), in the highlights' order.
+pub fn bar_groups<'a>(
+    analysis: &'a Analysis,
+    highlights: &'a Highlights,
+) -> Result<Vec<BarGroup<'a>>> {
+    let mut groups: Vec<BarGroup<'a>> = Vec::new();
+    let mut current: Option<(&str, &str)> = None;
+    for h in &highlights.highlights {
+        let pair = analysis.pair(h.offline_id).ok_or_else(|| Error::NoPair {
+            context: "figure 1",
+            highlight: h.label.clone(),
+        })?;
+        let key = (
+            pair.submission.organization.as_str(),
+            pair.submission.platform.as_str(),
+        );
+        let bar = BarData {
+            pair,
+            model: &pair.submission.model,
+            ratio: h.ratio,
+        };
+        match groups.last_mut() {
+            Some(group) if current == Some(key) => group.bars.push(bar),
+            _ => groups.push(BarGroup {
+                system: &pair.submission.system_name,
+                bars: vec![bar],
+            }),
+        }
+        current = Some(key);
+    }
+    Ok(groups)
+}
+
+/// The title of figure 1.
+const HIGHLIGHTS_TITLE: &str =
+    "Server throughput as a share of Offline throughput, highlighted submissions";
+
+#[derive(Template)]
+#[template(path = "figure-highlights.svg")]
+pub struct HighlightsFigure {
+    pub id: String,
+    pub class: &'static str,
+    pub title: Title,
+    pub narrow: bool,
+    pub width: f64,
+    pub height: f64,
+    pub subtitle_y: f64,
+    pub plot_x: f64,
+    pub plot_right: f64,
+    pub axis_y: f64,
+    pub bar_height: f64,
+    pub grid: Vec<Segment>,
+    pub reference: Vec<Segment>,
+    pub ticks: Vec<Tick>,
+    pub bars: Vec<Bar>,
+    pub groups: Vec<GroupHeading>,
+    pub legend: Vec<LegendItem>,
+    pub note: Option<ClippedNote>,
+}
+
+/// Figure 1: one bar per highlighted pair, grouped by system. Labels sit left of the plot (wide)
+/// or on a row of their own above each bar (narrow), values in a column right of it, and the
+/// grid and the 100 % line are drawn only along the rows of bars: no line crosses a label.
+pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
+    let width = layout.width();
+    let narrow = layout == Layout::Narrow;
+    // (plot left and right, first row, bar height, gap between bars, label row above a bar)
+    let (plot_x, plot_right, top, bar_height, bar_gap, label_room) = match layout {
+        Layout::Wide => (230.0, 650.0, 56.0, 26.0, 10.0, 0.0),
+        Layout::Narrow => (18.0, 262.0, 62.0, 20.0, 8.0, 17.0),
+    };
+    // Characters a label may take (the full text is in the tables).
+    let max_label = if narrow { 40 } else { 30 };
+    let max_pct = highlights
+        .highlights
+        .iter()
+        .map(|h| h.ratio.percent())
+        .fold(100.0, f64::max);
+    let domain = ((max_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * pct.clamp(0.0, domain) / domain;
+    let clipped = highlights
+        .highlights
+        .iter()
+        .filter(|h| h.ratio.percent() > domain)
+        .count();
+
+    let mut y = top;
+    let mut bars = Vec::new();
+    let mut rows = Vec::new();
+    let mut groups: Vec<GroupHeading> = Vec::new();
+    for (g, group) in bar_groups(analysis, highlights)?.iter().enumerate() {
+        if g > 0 {
+            y += 14.0;
+        }
+        let (name, rest) = two_lines(group.system, if narrow { 36 } else { 80 });
+        let second = rest.is_some();
+        groups.push(GroupHeading {
+            y: coord(y + 12.0),
+            name,
+            rest: rest.map(|r| (r, coord(y + 27.0))),
+        });
+        y += if second { 38.0 } else { 23.0 };
+        for bar in &group.bars {
+            y += label_room;
+            let end = x_of(bar.ratio.percent());
+            let middle = y + bar_height / 2.0 + 4.5;
+            let (label_x, label_y, label_end) = match layout {
+                Layout::Wide => (plot_x - 8.0, middle, true),
+                Layout::Narrow => (plot_x, y - 6.0, false),
+            };
+            // The lines run along the bar; when narrow they stop short of its label above.
+            rows.push(match layout {
+                Layout::Wide => (y - bar_gap / 2.0, y + bar_height + bar_gap / 2.0),
+                Layout::Narrow => (y - 1.0, y + bar_height + 1.0),
+            });
+            bars.push(Bar {
+                y: coord(y),
+                width: coord(end - plot_x),
+                label: fit(bar.model, max_label),
+                label_x: coord(label_x),
+                label_y: coord(label_y),
+                label_end,
+                system: group.system.to_string(),
+                model: bar.model.to_string(),
+                value: percent(bar.ratio),
+                value_x: coord(plot_right + 8.0),
+                value_y: coord(middle),
+                tooltip: tooltip(bar.pair)?,
+                over_100: bar.ratio.0 > 1.0,
+            });
+            y += bar_height + bar_gap;
+        }
+    }
+    let axis_y = coord(y - bar_gap / 2.0 + 2.0);
+    let ticks = ticks(0.0, domain, 20.0, 20.0, x_of);
+    let rows = merged(rows);
+    let (legend, bottom) = legend(
+        layout,
+        axis_y + 46.0,
+        &[
+            (LegendKind::ReferenceRate, 320.0),
+            (LegendKind::BarBelow, 120.0),
+            (LegendKind::BarAbove, 120.0),
+        ],
+    );
+    let note = clipped_note(clipped, bottom + 20.0);
+    render(
+        &HighlightsFigure {
+            id: format!("fig1{}", layout.suffix()),
+            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
+            title: title(HIGHLIGHTS_TITLE, layout, 48),
+            narrow,
+            width,
+            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+            subtitle_y: if narrow { 48.0 } else { 40.0 },
+            plot_x,
+            plot_right,
+            axis_y,
+            bar_height,
+            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
+            reference: segments(&[coord(x_of(100.0))], &rows),
+            ticks,
+            bars,
+            groups,
+            legend,
+            note,
+        },
+        "figure 1",
+    )
+}
+
+/// One mark of figure 2.
+pub struct Mark {
+    pub x: f64,
+    pub y: f64,
+    pub highlighted: bool,
+    /// A system without accelerators, drawn as an open diamond.
+    pub cpu_only: bool,
+    pub tooltip: String,
+}
+
+/// One benchmark band of figure 2.
+pub struct Band {
+    /// Centre of the strip of marks.
+    pub y: f64,
+    /// Baseline of the label (beside the strip when wide, above it when narrow).
+    pub label_y: f64,
+    pub label: String,
+    pub pairs: usize,
+    pub min: String,
+    pub median: String,
+    pub max: String,
+    pub median_x: f64,
+}
+
+#[derive(Template)]
+#[template(path = "figure-pairs.svg")]
+pub struct PairsFigure {
+    pub id: String,
+    pub class: &'static str,
+    pub title: Title,
+    pub narrow: bool,
+    pub width: f64,
+    pub height: f64,
+    pub subtitle_y: f64,
+    pub plot_x: f64,
+    pub plot_right: f64,
+    pub axis_y: f64,
+    pub strip_height: f64,
+    pub dot: f64,
+    pub dot_hl: f64,
+    pub grid: Vec<Segment>,
+    pub reference: Vec<Segment>,
+    pub ticks: Vec<Tick>,
+    pub bands: Vec<Band>,
+    pub marks: Vec<Mark>,
+    /// Marks of CPU-only systems.
+    pub cpu_marks: usize,
+    pub legend: Vec<LegendItem>,
+    pub note: Option<ClippedNote>,
+}
+
+/// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
+/// Band labels sit left of the plot (wide) or on a row above each strip (narrow); the grid and
+/// the 100 % line run along the strips only, and each median tick is drawn over the marks.
+pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
+    let width = layout.width();
+    let narrow = layout == Layout::Narrow;
+    // (left and right of the plot, top, band height, strip height, label room above the strip)
+    let (plot_x, plot_right, top, band_height, strip_height, label_room) = match layout {
+        Layout::Wide => (170.0, 730.0, 56.0, 64.0, 58.0, 0.0),
+        Layout::Narrow => (12.0, 326.0, 58.0, 74.0, 46.0, 24.0),
+    };
+    let stats = &analysis.benchmarks;
+    let lo_pct = analysis
+        .pairs
+        .iter()
+        .map(|p| p.ratio.percent())
+        .fold(100.0, f64::min);
+    let hi_pct = analysis
+        .pairs
+        .iter()
+        .map(|p| p.ratio.percent())
+        .fold(100.0, f64::max);
+    let lo = ((lo_pct / 10.0).floor() * 10.0).clamp(0.0, 90.0);
+    let hi = ((hi_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let clipped = analysis
+        .pairs
+        .iter()
+        .filter(|p| p.ratio.percent() > hi)
+        .count();
+    let highlighted: Vec<_> = highlights.highlights.iter().map(|h| h.offline_id).collect();
+    // Deterministic vertical spread so that close values stay visible.
+    let spread = strip_height / 2.0 - 5.0;
+    let offsets = [0.0, -spread / 2.0, spread / 2.0, -spread, spread];
+
+    let mut bands = Vec::new();
+    let mut marks = Vec::new();
+    let mut rows = Vec::new();
+    for (i, s) in stats.iter().enumerate() {
+        let band_top = top + band_height * i as f64;
+        let center = band_top + label_room + (band_height - label_room) / 2.0;
+        rows.push((center - strip_height / 2.0, center + strip_height / 2.0));
+        let mut members: Vec<&Pair> = analysis
+            .pairs
+            .iter()
+            .filter(|p| p.submission.benchmark == s.benchmark)
+            .collect();
+        members.sort_by(|a, b| {
+            a.ratio
+                .0
+                .total_cmp(&b.ratio.0)
+                .then(a.offline_id.cmp(&b.offline_id))
+        });
+        for (k, p) in members.iter().enumerate() {
+            marks.push(Mark {
+                x: coord(x_of(p.ratio.percent())),
+                y: coord(center + offsets[k % offsets.len()]),
+                highlighted: highlighted.contains(&p.offline_id),
+                cpu_only: p.submission.cpu_only,
+                // A phone shows no hover text: the narrow drawing leaves it out.
+                tooltip: if narrow { String::new() } else { tooltip(p)? },
+            });
+        }
+        bands.push(Band {
+            y: coord(center),
+            label_y: coord(match layout {
+                Layout::Wide => center,
+                Layout::Narrow => band_top + 17.0,
+            }),
+            label: fit(&s.benchmark, if narrow { 24 } else { 22 }),
+            pairs: s.pairs,
+            min: percent(s.min),
+            median: percent(s.median),
+            max: percent(s.max),
+            median_x: coord(x_of(s.median.percent())),
+        });
+    }
+    // Highlighted marks are drawn last, on top.
+    marks.sort_by_key(|m| m.highlighted);
+    let axis_y = coord(top + band_height * stats.len() as f64 + 2.0);
+    let step = if hi - lo > 60.0 || narrow { 10.0 } else { 5.0 };
+    let ticks = ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of);
+    let mut entries = vec![
+        (LegendKind::Reference, 240.0),
+        (LegendKind::Mark, 130.0),
+        (LegendKind::MarkHighlighted, 150.0),
+    ];
+    if analysis.pairs.iter().any(|p| p.submission.cpu_only) {
+        entries.push((LegendKind::MarkCpuOnly, 130.0));
+    }
+    let (legend, bottom) = legend(layout, axis_y + 46.0, &entries);
+    let note = clipped_note(clipped, bottom + 20.0);
+    let title_text = format!(
+        "Server/Offline ratio of all {} matched pairs, by benchmark",
+        marks.len()
+    );
+    render(
+        &PairsFigure {
+            id: format!("fig2{}", layout.suffix()),
+            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
+            title: title(&title_text, layout, 48),
+            narrow,
+            width,
+            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+            subtitle_y: if narrow { 48.0 } else { 40.0 },
+            plot_x,
+            plot_right,
+            axis_y,
+            strip_height,
+            dot: if narrow { 4.0 } else { 4.5 },
+            dot_hl: if narrow { 5.5 } else { 6.0 },
+            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
+            reference: segments(&[coord(x_of(100.0))], &rows),
+            ticks,
+            bands,
+            cpu_marks: marks.iter().filter(|m| m.cpu_only).count(),
+            marks,
+            legend,
+            note,
+        },
+        "figure 2",
+    )
+}

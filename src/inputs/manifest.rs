@@ -1,0 +1,252 @@
+//! The input manifest (`data/inputs.json`): what each pinned input is, where it comes from and
+//! what its bytes must be, checked whole when it is read.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::cache::CACHE_MARKER;
+use crate::base::archive::{zip_time_problem, ZIP_RANGE};
+use crate::base::digest::HexDigest;
+use crate::base::error::{Error, Result};
+use crate::base::layout::is_safe_relative;
+
+/// Where the manifest lives in the project (read at run time, see [`crate::project`]).
+pub const MANIFEST_PATH: &str = crate::base::layout::MANIFEST;
+
+/// Largest input a manifest may pin. The real inputs are under 1 MB; a synthetic summary of
+/// 100,000 rows is 120 MB.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// What role an input plays in the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InputKind {
+    SummaryCsv,
+    SummaryJson,
+    License,
+    LoadgenSummary,
+    Accuracy,
+    /// A file a reviewer needs to check a rule or definition the article relies on (the
+    /// submission checker's constants, LoadGen's scenario header, the README files).
+    Source,
+}
+
+/// One upstream file pinned by the manifest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PinnedInput {
+    /// Logical name, unique in the manifest.
+    pub name: String,
+    pub kind: InputKind,
+    /// Where the project keeps the file, relative to its cache folder (`data/upstream/`, which is
+    /// also the bundle's layout): a short path a reader can navigate.
+    pub local: String,
+    /// `<owner>/<repo>` on GitHub.
+    pub repository: String,
+    /// Full commit hash the file is pinned at.
+    pub commit: String,
+    /// Path of the file inside the repository.
+    pub path: String,
+    /// HTTPS URL of the file at that commit.
+    pub url: String,
+    pub size: u64,
+    pub sha256: HexDigest,
+    pub git_blob_sha1: HexDigest,
+    /// SPDX licence identifier.
+    pub license: String,
+    /// Date (YYYY-MM-DD) the file was acquired and pinned.
+    pub acquired: String,
+}
+
+impl PinnedInput {
+    /// Relative location of the file under a mirror: `<owner>/<repo>/<path>`.
+    pub fn mirror_path(&self) -> PathBuf {
+        Path::new(&self.repository).join(&self.path)
+    }
+
+    /// Relative location of the file in the cache (and under the bundle's `data/upstream/`).
+    pub fn cache_path(&self) -> PathBuf {
+        PathBuf::from(&self.local)
+    }
+
+    /// Checks `bytes` against the pin; `file` names where the bytes came from. Returns the
+    /// SHA-256 and git blob SHA-1 computed from the bytes.
+    pub fn verify(&self, file: &Path, bytes: &[u8]) -> Result<(HexDigest, HexDigest)> {
+        let mismatch = |what, expected: String, actual: String| Error::Mismatch {
+            file: file.display().to_string(),
+            name: self.name.clone(),
+            what,
+            expected,
+            actual,
+        };
+        if bytes.len() as u64 != self.size {
+            return Err(mismatch(
+                "size",
+                format!("{} bytes", self.size),
+                format!("{} bytes", bytes.len()),
+            ));
+        }
+        let sha = HexDigest::sha256(bytes);
+        if sha != self.sha256 {
+            return Err(mismatch(
+                "SHA-256",
+                self.sha256.to_string(),
+                sha.to_string(),
+            ));
+        }
+        let blob = HexDigest::git_blob_sha1(bytes);
+        if blob != self.git_blob_sha1 {
+            return Err(mismatch(
+                "git blob SHA-1",
+                self.git_blob_sha1.to_string(),
+                blob.to_string(),
+            ));
+        }
+        Ok((sha, blob))
+    }
+}
+
+/// The committed manifest of pinned inputs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputManifest {
+    pub about: String,
+    /// Fixed timestamp (RFC 3339, UTC) used for every zip entry when `SOURCE_DATE_EPOCH` is unset.
+    pub source_date: String,
+    pub inputs: Vec<PinnedInput>,
+}
+
+impl InputManifest {
+    /// Parses and checks a manifest text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self> {
+        let err = |message: String| Error::Manifest {
+            file: file.to_string(),
+            message,
+        };
+        let manifest: InputManifest =
+            serde_json::from_str(text).map_err(|e| err(format!("invalid manifest: {e}")))?;
+        let mut names = std::collections::BTreeSet::new();
+        let mut locals = std::collections::BTreeSet::new();
+        for pin in &manifest.inputs {
+            let ctx = |m: &str| err(format!("input `{}`: {m}", pin.name));
+            if !names.insert(pin.name.as_str()) {
+                return Err(ctx("duplicate name"));
+            }
+            if !is_safe_relative(&pin.local) {
+                return Err(ctx("local must be a relative path, without `..`"));
+            }
+            if pin.local.split('/').any(|part| part == CACHE_MARKER) {
+                return Err(ctx(&format!(
+                    "local must not be named {CACHE_MARKER}, the cache's own marker (storing the input there would replace it)"
+                )));
+            }
+            if !locals.insert(pin.local.as_str()) {
+                return Err(ctx("local path used twice"));
+            }
+            if pin.size > MAX_INPUT_BYTES {
+                return Err(ctx(&format!(
+                    "size {} bytes is above the limit of {MAX_INPUT_BYTES} bytes",
+                    pin.size
+                )));
+            }
+            if !pin.sha256.is_well_formed(64) {
+                return Err(ctx("sha256 must be 64 lowercase hex digits"));
+            }
+            if !pin.git_blob_sha1.is_well_formed(40) {
+                return Err(ctx("git_blob_sha1 must be 40 lowercase hex digits"));
+            }
+            if pin.commit.len() != 40 || !pin.commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(ctx("commit must be a full 40-digit hash"));
+            }
+            if pin.repository.split('/').count() != 2 || !is_safe_relative(&pin.repository) {
+                return Err(ctx("repository must be `<owner>/<repo>`"));
+            }
+            if !is_safe_relative(&pin.path) {
+                return Err(ctx("path must be relative, without `..`"));
+            }
+            let expected_suffix = format!("/{}/{}/{}", pin.repository, pin.commit, pin.path);
+            if !pin.url.starts_with("https://") || !pin.url.ends_with(&expected_suffix) {
+                return Err(ctx(&format!(
+                    "url must be https and end with `{expected_suffix}`"
+                )));
+            }
+        }
+        let epoch = crate::base::calendar::parse_rfc3339_utc(&manifest.source_date)
+            .map_err(|m| err(format!("source_date: {m}")))?;
+        // The bundle's entries are stamped with it: a time a zip cannot store is this file's
+        // mistake, named here (not SOURCE_DATE_EPOCH's).
+        if let Some(why) = zip_time_problem(epoch) {
+            return Err(err(format!(
+                "source_date {} {why}; {ZIP_RANGE}; write here a time a zip can store",
+                crate::base::text::quoted(&manifest.source_date, 40),
+            )));
+        }
+        Ok(manifest)
+    }
+
+    /// Seconds since the Unix epoch of `source_date`.
+    pub fn source_date_epoch(&self) -> i64 {
+        crate::base::calendar::parse_rfc3339_utc(&self.source_date).unwrap_or(0)
+    }
+
+    pub fn of_kind(&self, kind: InputKind) -> impl Iterator<Item = &PinnedInput> {
+        self.inputs.iter().filter(move |p| p.kind == kind)
+    }
+
+    /// The single pin of `kind` (summary CSV, summary JSON, licence).
+    pub fn single(&self, kind: InputKind) -> Result<&PinnedInput> {
+        single(self.of_kind(kind), kind)
+    }
+
+    /// Each licence the inputs carry (SPDX identifier), with how many inputs carry it, sorted.
+    pub fn licences(&self) -> Vec<(&str, usize)> {
+        let mut by_id: std::collections::BTreeMap<&str, usize> = Default::default();
+        for pin in &self.inputs {
+            *by_id.entry(pin.license.as_str()).or_default() += 1;
+        }
+        by_id.into_iter().collect()
+    }
+}
+
+/// The only item of `items`, else an error naming the kind.
+pub(super) fn single<T>(mut items: impl Iterator<Item = T>, kind: InputKind) -> Result<T> {
+    match (items.next(), items.next()) {
+        (Some(f), None) => Ok(f),
+        _ => Err(Error::Manifest {
+            file: MANIFEST_PATH.into(),
+            message: format!("expected exactly one input of kind {kind:?}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn committed() -> InputManifest {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(MANIFEST_PATH);
+        InputManifest::parse(MANIFEST_PATH, &std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn committed_manifest_is_well_formed() {
+        let m = committed();
+        assert_eq!(m.of_kind(InputKind::SummaryCsv).count(), 1);
+        assert_eq!(m.of_kind(InputKind::SummaryJson).count(), 1);
+        // 2026-12-01T00:00:00Z: `date -u -d 2026-12-01 +%s`
+        assert_eq!(m.source_date_epoch(), 1_796_083_200);
+    }
+
+    #[test]
+    fn verify_names_file_and_both_hashes() {
+        let m = committed();
+        let mut pin = m.inputs[0].clone();
+        pin.size = 3;
+        let err = pin.verify(Path::new("x/summary.csv"), b"abc").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("x/summary.csv: input `summary.csv` SHA-256 mismatch"));
+        assert!(msg.contains(pin.sha256.as_str()));
+        assert!(msg.contains(HexDigest::sha256(b"abc").as_str()));
+    }
+}

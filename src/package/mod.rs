@@ -1,0 +1,68 @@
+//! Stage 7 of the pipeline: what a reader downloads and checks. `provenance.json` records where
+//! every input came from ([`provenance`](mod@provenance)); `reproducibility.zip` ([`zip`](mod@zip)) holds the
+//! pinned inputs, the project's source needed to rebuild ([`sources`]), the published outputs,
+//! its own README ([`readme`]), the vendored crates and an inventory of its own entries
+//! ([`inventory`] checks one).
+
+pub mod inventory;
+pub mod provenance;
+pub mod readme;
+pub mod sources;
+pub mod zip;
+
+use std::collections::BTreeMap;
+
+pub use provenance::{bundle_path, provenance, InputProvenance, ProjectId, Provenance};
+pub use readme::bundle_readme;
+pub use sources::{lock_text, source_files, MAX_SOURCE_FILE, MAX_SOURCE_TOTAL};
+pub use zip::{bundle, finish, stage, Bundle, Staged};
+
+use crate::base::error::Result;
+use crate::base::layout::{OutputFile, BUNDLE_README};
+use crate::dist::Dist;
+use crate::inputs::Inputs;
+use crate::project::Project;
+use crate::vendor::{Fragment, CARGO_CONFIG, CARGO_CONFIG_PATH};
+
+/// Adds `provenance.json` to `dist`, and stages the bundle's own entries: the project's
+/// `sources`, the bundle's README and cargo configuration, the inputs, and a copy of every file
+/// already in `dist` that the bundle carries (`round` is the results' round, for the README).
+pub fn stage_bundle(
+    dist: &mut Dist,
+    inputs: &Inputs,
+    project: &Project,
+    round: &str,
+    sources: BTreeMap<String, Vec<u8>>,
+    source_date_epoch: i64,
+) -> Result<Staged> {
+    dist.add(
+        OutputFile::Provenance.path(),
+        provenance(inputs, &project.facts, source_date_epoch)?,
+    )?;
+    let mut entries = sources;
+    entries.insert(
+        BUNDLE_README.into(),
+        bundle_readme(
+            &project.config,
+            round,
+            &inputs.manifest,
+            &project.vendor_plan,
+        )?,
+    );
+    entries.insert(CARGO_CONFIG_PATH.into(), CARGO_CONFIG.as_bytes().to_vec());
+    for f in &inputs.files {
+        entries.insert(bundle_path(&f.pin), f.bytes.clone());
+    }
+    for file in OutputFile::ALL {
+        if let (Some(at), Some(bytes)) = (file.in_bundle(), dist.get(file.path())) {
+            entries.insert(at, bytes.to_vec());
+        }
+    }
+    stage(&entries, source_date_epoch)
+}
+
+/// Adds `reproducibility.zip`: the staged entries on top of the vendored crates of `fragment`.
+pub fn add_bundle(dist: &mut Dist, staged: Staged, fragment: Option<Fragment>) -> Result<()> {
+    let bundle = finish(staged, fragment)?;
+    dist.add_hashed(OutputFile::Bundle.path(), bundle.bytes, bundle.sha256)
+}

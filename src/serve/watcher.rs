@@ -1,0 +1,139 @@
+//! The preview's watcher: the project's prose, settings, manifest and sources, each folder armed
+//! again when it is replaced as a folder; a burst of saved edits makes one rebuild.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher};
+
+use super::{rebuild, State};
+use crate::base::error::{Error, Result};
+use crate::base::sys::file_identity;
+use crate::pipeline::BuildOptions;
+use crate::project::Project;
+
+/// How long the watcher waits for a burst of file events to settle before rebuilding.
+const DEBOUNCE: Duration = Duration::from_millis(40);
+/// How often the watcher checks that each watched folder is still the one it watches.
+const REARM_CHECK: Duration = Duration::from_millis(500);
+/// The folders the watcher watches, each with the identity (device and inode) it had when it was
+/// armed: a folder replaced as a folder (`rm -rf content; cp -r backup content`, a branch
+/// switch) is a new one, which the watcher must be armed on again.
+pub(super) struct WatchedFolders {
+    watcher: notify::RecommendedWatcher,
+    /// The paths whose events count (the manifest is a file, watched through its folder).
+    paths: Vec<PathBuf>,
+    folders: Vec<(PathBuf, Option<(u64, u64)>)>,
+}
+
+impl WatchedFolders {
+    pub(super) fn new(
+        opts: &BuildOptions,
+        mut watcher: notify::RecommendedWatcher,
+    ) -> Result<Self> {
+        let paths: Vec<PathBuf> = Project::WATCHED.iter().map(|p| opts.root.join(p)).collect();
+        let mut folders = Vec::new();
+        for path in &paths {
+            let folder = if path.is_file() {
+                path.parent().unwrap_or(path).to_path_buf()
+            } else {
+                path.clone()
+            };
+            watcher
+                .watch(&folder, RecursiveMode::Recursive)
+                .map_err(|e| Error::Serve {
+                    context: crate::base::text::path(&folder),
+                    message: format!("cannot watch: {e}"),
+                })?;
+            let id = file_identity(&folder);
+            folders.push((folder, id));
+        }
+        // The root itself, not its subfolders: a watched folder made anew shows here first.
+        let _ = watcher.watch(&opts.root, RecursiveMode::NonRecursive);
+        Ok(WatchedFolders {
+            watcher,
+            paths,
+            folders,
+        })
+    }
+
+    /// Arms the watcher again on every watched folder that is not the one it was armed on (its
+    /// device and inode changed, or it came or went), and on every folder in `replaced`, which
+    /// the events showed made anew (a new folder may get the old one's inode number); true when
+    /// one was.
+    fn rearm(&mut self, replaced: &[PathBuf]) -> bool {
+        let mut changed = false;
+        for (folder, armed) in &mut self.folders {
+            let now = file_identity(folder);
+            if now == *armed && !replaced.contains(folder) {
+                continue;
+            }
+            changed = true;
+            let _ = self.watcher.unwatch(folder);
+            if now.is_some()
+                && self
+                    .watcher
+                    .watch(folder, RecursiveMode::Recursive)
+                    .is_err()
+            {
+                // Not armed: try again at the next check.
+                *armed = None;
+                continue;
+            }
+            *armed = now;
+        }
+        changed
+    }
+
+    /// Whether `event` concerns a watched path (its reading aside), and which watched folders it
+    /// shows made or removed as a whole.
+    fn classify(&self, event: &notify::Event, replaced: &mut Vec<PathBuf>) -> bool {
+        if matches!(event.kind, notify::EventKind::Access(_)) {
+            return false;
+        }
+        if matches!(
+            event.kind,
+            notify::EventKind::Create(_) | notify::EventKind::Remove(_)
+        ) {
+            for (folder, _) in &self.folders {
+                if event.paths.iter().any(|p| p == folder) && !replaced.contains(folder) {
+                    replaced.push(folder.clone());
+                }
+            }
+        }
+        event
+            .paths
+            .iter()
+            .any(|p| self.paths.iter().any(|w| p.starts_with(w)))
+    }
+}
+
+/// Rebuilds after each burst of file events under the watched paths, and after a watched folder
+/// was replaced (the watcher armed on it again).
+pub(super) fn watch_loop(
+    opts: &BuildOptions,
+    state: &State,
+    rx: &mpsc::Receiver<notify::Result<notify::Event>>,
+    folders: &mut WatchedFolders,
+) {
+    loop {
+        let mut replaced = Vec::new();
+        let relevant = match rx.recv_timeout(REARM_CHECK) {
+            Ok(first) => {
+                let mut relevant = first.is_ok_and(|e| folders.classify(&e, &mut replaced));
+                // Editors save in several steps; wait until the events stop.
+                while let Ok(next) = rx.recv_timeout(DEBOUNCE) {
+                    relevant |= next.is_ok_and(|e| folders.classify(&e, &mut replaced));
+                }
+                relevant
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        let rearmed = folders.rearm(&replaced);
+        if relevant || rearmed {
+            rebuild(opts, state);
+        }
+    }
+}

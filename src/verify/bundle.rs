@@ -1,0 +1,205 @@
+//! The reader's check of a bundle: its central directory and every entry (through the bounded
+//! reader), the inventory against the entries, and the bundled inputs against the bundled
+//! manifest and `provenance.json`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::Report;
+use crate::base::archive::{self, BUNDLE_LIMITS};
+use crate::base::digest::HexDigest;
+use crate::base::layout::{self, OutputFile, INPUTS_DIR, INVENTORY, MANIFEST, PUBLISHED_DIR};
+use crate::base::sums::parse_sums;
+use crate::inputs::InputManifest;
+use crate::package::inventory::{self, Discrepancy};
+use crate::package::{bundle_path, Provenance};
+
+/// Checks a bundle; returns the SHA-256 of every entry when the bundle could be read.
+pub(super) fn verify_bundle(
+    name: &str,
+    bytes: &[u8],
+    report: &mut Report,
+) -> Option<BTreeMap<String, HexDigest>> {
+    let root = layout::bundle_root();
+    let keep = |entry: &str| {
+        let rel = entry.strip_prefix(root.as_str()).unwrap_or(entry);
+        rel == INVENTORY
+            || rel == MANIFEST
+            || rel.starts_with(&format!("{INPUTS_DIR}/"))
+            || rel == format!("{PUBLISHED_DIR}/{}", OutputFile::Provenance.path())
+    };
+    let mut hashes: BTreeMap<String, HexDigest> = BTreeMap::new();
+    let mut kept: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    // Only the entries checked below are held in memory; every other one is hashed as it
+    // inflates.
+    let read = archive::for_each_entry(
+        bytes,
+        &BUNDLE_LIMITS,
+        |entry| keep(&entry.name),
+        |entry, inflated| {
+            hashes.insert(entry.name.clone(), inflated.sha256);
+            if let Some(data) = inflated.bytes {
+                kept.insert(entry.name.clone(), data);
+            }
+        },
+    );
+    if let Err(problems) = read {
+        report
+            .problems
+            .extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+        return None;
+    }
+    for entry in hashes.keys() {
+        if !entry.starts_with(root.as_str()) {
+            report.problem(format!(
+                "{name}: {entry}: outside the bundle's folder {root}"
+            ));
+        }
+    }
+    let at = |rel: &str| format!("{root}{rel}");
+
+    // The inventory lists every other entry with its SHA-256.
+    match kept.get(&at(INVENTORY)).map(|b| std::str::from_utf8(b)) {
+        None => report.problem(format!("{name}: no {} entry", at(INVENTORY))),
+        Some(Err(_)) => report.problem(format!("{name}: {} is not UTF-8", at(INVENTORY))),
+        Some(Ok(text)) => match parse_sums(&format!("{name}: {}", at(INVENTORY)), text) {
+            Err(problems) => report.problems.extend(problems),
+            Ok(listed) => {
+                let entries: BTreeMap<&str, Option<&HexDigest>> =
+                    hashes.iter().map(|(k, v)| (k.as_str(), Some(v))).collect();
+                let found = inventory::compare(&root, &at(INVENTORY), &listed, &entries);
+                for d in &found {
+                    report.problem(match d {
+                        Discrepancy::Absent(rel) => {
+                            format!("{name}: {}: listed in the inventory but absent", at(rel))
+                        }
+                        Discrepancy::Mismatch {
+                            path,
+                            listed,
+                            actual,
+                        } => format!(
+                            "{name}: {}: SHA-256 mismatch: inventory {listed}, entry {actual}",
+                            at(path)
+                        ),
+                        Discrepancy::Unlisted(entry) => {
+                            format!("{name}: {entry}: not in the inventory")
+                        }
+                    });
+                }
+                if found.is_empty() {
+                    report.checked += hashes.len();
+                }
+            }
+        },
+    }
+
+    check_inputs(name, &kept, &at, report);
+
+    Some(hashes)
+}
+
+/// Every bundled input matches the pins of the bundled manifest; provenance.json records exactly
+/// those inputs with the same facts; nothing else sits among the inputs.
+fn check_inputs(
+    name: &str,
+    kept: &BTreeMap<String, Vec<u8>>,
+    at: &dyn Fn(&str) -> String,
+    report: &mut Report,
+) {
+    let manifest = match kept.get(&at(MANIFEST)).map(|b| std::str::from_utf8(b)) {
+        None => return report.problem(format!("{name}: no {} entry", at(MANIFEST))),
+        Some(Err(_)) => return report.problem(format!("{name}: {} is not UTF-8", at(MANIFEST))),
+        Some(Ok(text)) => match InputManifest::parse(&format!("{name}: {}", at(MANIFEST)), text) {
+            Ok(m) => m,
+            Err(e) => return report.problem(e.to_string()),
+        },
+    };
+    let prov_rel = format!("{PUBLISHED_DIR}/{}", OutputFile::Provenance.path());
+    let provenance: Option<Provenance> = match kept.get(&at(&prov_rel)) {
+        None => {
+            report.problem(format!("{name}: no {} entry", at(&prov_rel)));
+            None
+        }
+        Some(b) => match serde_json::from_slice(b) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                report.problem(format!("{name}: {}: {e}", at(&prov_rel)));
+                None
+            }
+        },
+    };
+    let mut pinned_paths = BTreeSet::new();
+    for pin in &manifest.inputs {
+        let path = at(&bundle_path(pin));
+        pinned_paths.insert(path.clone());
+        match kept.get(&path) {
+            None => report.problem(format!(
+                "{name}: {path}: input `{}` pinned by {} is absent",
+                pin.name,
+                at(MANIFEST)
+            )),
+            Some(data) => match pin.verify(Path::new(&path), data) {
+                Ok(_) => report.checked += 1,
+                Err(e) => {
+                    report.problem(format!("{name}: {e} (against the pin in {})", at(MANIFEST)))
+                }
+            },
+        }
+        let Some(prov) = &provenance else { continue };
+        match prov.inputs.iter().find(|r| r.name == pin.name) {
+            None => report.problem(format!(
+                "{name}: {}: has no record of input `{}`",
+                at(&prov_rel),
+                pin.name
+            )),
+            Some(r) => {
+                let disagree: Vec<&str> = [
+                    ("repository", r.repository == pin.repository),
+                    ("commit", r.commit == pin.commit),
+                    ("path", r.path == pin.path),
+                    ("url", r.url == pin.url),
+                    ("size", r.size == pin.size),
+                    ("sha256", r.sha256 == pin.sha256),
+                    ("git_blob_sha1", r.git_blob_sha1 == pin.git_blob_sha1),
+                    ("bundle_path", at(&r.bundle_path) == path),
+                ]
+                .into_iter()
+                .filter(|(_, same)| !same)
+                .map(|(f, _)| f)
+                .collect();
+                if disagree.is_empty() {
+                    report.checked += 1;
+                } else {
+                    report.problem(format!(
+                        "{name}: input `{}`: {} and {} disagree on {}",
+                        pin.name,
+                        at(&prov_rel),
+                        at(MANIFEST),
+                        disagree.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(prov) = &provenance {
+        for r in &prov.inputs {
+            if !manifest.inputs.iter().any(|p| p.name == r.name) {
+                report.problem(format!(
+                    "{name}: {}: records input `{}`, which {} does not pin",
+                    at(&prov_rel),
+                    crate::base::text::excerpt(&r.name, 200),
+                    at(MANIFEST)
+                ));
+            }
+        }
+    }
+    let inputs_prefix = at(&format!("{INPUTS_DIR}/"));
+    for entry in kept.keys() {
+        if entry.starts_with(&inputs_prefix) && !pinned_paths.contains(entry) {
+            report.problem(format!(
+                "{name}: {entry}: sits among the inputs but is not pinned by {}",
+                at(MANIFEST)
+            ));
+        }
+    }
+}

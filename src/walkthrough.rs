@@ -1,0 +1,56 @@
+//! The text `scenario-ratios explain` prints: the scope walk-through (rows left after each
+//! filter), the matching outcome with the first unmatched rows and why, and the highlights.
+
+use askama::Template;
+
+use crate::analysis::{self, Analysis};
+use crate::base::error::Result;
+use crate::base::text::short_commit;
+use crate::highlight::Highlights;
+use crate::inputs::{InputKind, InputManifest};
+
+/// How many unmatched rows the text lists before counting the rest.
+const SHOWN: usize = 20;
+
+#[derive(Template)]
+#[template(path = "explain.txt")]
+struct Explain<'a> {
+    csv: String,
+    json: String,
+    analysis: &'a Analysis,
+    non_key: String,
+    shown: &'a [analysis::Unmatched],
+    hidden: usize,
+    highlights: &'a Highlights,
+    key_fields: usize,
+}
+
+/// The walk-through of `analysis` and `highlights`, naming the summaries as `manifest` pins
+/// them.
+pub fn render(
+    analysis: &Analysis,
+    highlights: &Highlights,
+    manifest: &InputManifest,
+) -> Result<String> {
+    let a = analysis;
+    let pin = |k: InputKind| {
+        manifest.single(k).map_or(String::from("?"), |p| {
+            format!("{} at {}", p.name, short_commit(&p.commit))
+        })
+    };
+    let e = Explain {
+        csv: pin(InputKind::SummaryCsv),
+        json: pin(InputKind::SummaryJson),
+        analysis: a,
+        non_key: analysis::NON_KEY_FIELDS
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        shown: &a.unmatched[..a.unmatched.len().min(SHOWN)],
+        hidden: a.unmatched.len().saturating_sub(SHOWN),
+        highlights,
+        key_fields: a.key_fields.len(),
+    };
+    crate::article::template(&e, "templates/explain.txt")
+}

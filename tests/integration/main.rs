@@ -1,0 +1,22 @@
+//! The end-to-end tests, in one binary (as mdBook's and ripgrep's are): each module holds the
+//! tests of one concern, and [`support`] the helpers they share. The property tests of the
+//! loaders (`tests/fuzz.rs`), the live preview (`tests/serve.rs`) and the reader's offline rebuild
+//! (`tests/rebuild.rs`, whose nested release build must not share the cores with other tests)
+//! are binaries of their own.
+
+mod article;
+mod bad_input;
+mod browser;
+mod cli;
+mod evidence;
+mod fixtures;
+mod layering;
+mod notebook;
+mod output;
+mod package;
+mod page_safety;
+mod publish;
+mod support;
+mod synth;
+mod vendor;
+mod verify;

@@ -1,0 +1,264 @@
+//! The output folder under every mistake: the guard refuses what the tool did not write, a build
+//! killed at any moment leaves the previous or the new output complete (never none, never a mix),
+//! the next build cleans up, and concurrent builds into one folder are serialised.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{self, mirror, snapshot, stderr};
+
+/// A throwaway project folder (the guard only needs its Cargo.toml and source folders).
+fn project(base: &Path) -> PathBuf {
+    let root = base.join("project");
+    for dir in ["src", "content", "templates", "data"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+        std::fs::write(root.join(dir).join("keep.txt"), dir).unwrap();
+    }
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"scenario-ratios\"\n",
+    )
+    .unwrap();
+    root
+}
+
+fn binary() -> Command {
+    let mut c = support::binary();
+    c.env_remove("UPSTREAM_MIRROR")
+        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
+        .env_remove("SOURCE_DATE_EPOCH");
+    c
+}
+
+#[test]
+fn the_guard_refuses_and_leaves_everything_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    let root = project(base);
+    let home = base.join("home");
+    std::fs::create_dir_all(home.join("docs")).unwrap();
+    std::fs::write(home.join("docs/letter.txt"), b"dear").unwrap();
+    std::fs::write(base.join("notes.txt"), b"my notes").unwrap();
+    std::fs::create_dir_all(base.join("photos")).unwrap();
+    std::fs::write(base.join("photos/a.jpg"), b"jpeg").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(base.join("photos"), base.join("photos-link")).unwrap();
+    let before = snapshot(base);
+
+    let cases: Vec<(String, &str)> = vec![
+        (".".into(), "is or contains the project folder"),
+        (
+            root.display().to_string(),
+            "is or contains the project folder",
+        ),
+        ("..".into(), "is or contains the project folder"),
+        ("src".into(), "is inside the project's source `src`"),
+        (
+            "content/out".into(),
+            "is inside the project's source `content`",
+        ),
+        ("/".into(), "is the root folder"),
+        (home.display().to_string(), "is your home folder"),
+        ("../notes.txt".into(), "is a file, not a folder"),
+        ("../photos".into(), "did not write"),
+        #[cfg(unix)]
+        ("../photos-link".into(), "is a symbolic link"),
+    ];
+    for (out, expected) in &cases {
+        let o = binary()
+            .current_dir(&root)
+            .env("HOME", &home)
+            .args(["build", "--offline", "--mirror"])
+            .arg(mirror())
+            .args(["--out", out])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "--out {out}: {err}");
+        assert_eq!(err.lines().count(), 1, "--out {out}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {out}: ")),
+            "--out {out}: {err}"
+        );
+        assert!(err.contains(expected), "--out {out}: {err}");
+        assert_eq!(snapshot(base), before, "--out {out} changed something");
+    }
+}
+
+/// Builds once into `out` with the given epoch and returns the snapshot.
+fn build(out: &Path, cache: &Path, epoch: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let o = build_command(out, cache, epoch).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    support::snapshot_without_marker(out)
+}
+
+fn build_command(out: &Path, cache: &Path, epoch: &str) -> Command {
+    let mut c = binary();
+    c.current_dir(support::root())
+        .args(["build", "--offline", "--mirror"])
+        .arg(mirror())
+        .arg("--cache")
+        .arg(cache)
+        .arg("--out")
+        .arg(out)
+        .args(["--source-date-epoch", epoch]);
+    c
+}
+
+/// Names beside the output folder other than the folder itself and its lock file.
+fn leftovers(parent: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "dist" && n != ".dist.lock")
+        .collect();
+    names.sort();
+    names
+}
+
+const EPOCHS: [&str; 2] = ["1796083200", "1700000000"];
+
+/// The outputs a folder may hold after any of the builds below: one finished build per entry of
+/// [`EPOCHS`], each in its own folder under `dir`.
+fn reference_outputs(dir: &Path, cache: &Path) -> Vec<Vec<(PathBuf, Vec<u8>)>> {
+    EPOCHS
+        .iter()
+        .enumerate()
+        .map(|(i, e)| build(&dir.join(format!("ref-{i}/dist")), cache, e))
+        .collect()
+}
+
+#[test]
+fn a_build_killed_at_any_moment_leaves_a_complete_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    // The two outputs the folder may hold: the same build with two zip timestamps.
+    let expected = reference_outputs(tmp.path(), &cache);
+    assert_ne!(expected[0], expected[1]);
+    let parent = tmp.path().join("out");
+    std::fs::create_dir(&parent).unwrap();
+    let out = parent.join("dist");
+    // The time of one whole build, as the fastest of three.
+    let full = (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            assert_eq!(build(&out, &cache, EPOCHS[0]), expected[0]);
+            started.elapsed()
+        })
+        .min()
+        .unwrap();
+
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut current = 0;
+    let mut kills = 0;
+    let mut left_behind = 0;
+    for run in 0..40 {
+        let next = 1 - current;
+        // Even runs: a kill at a random moment of the whole build. Odd runs: a kill within a few
+        // milliseconds of the moment the build creates its temporary folder, i.e. while it
+        // writes, reads back and swaps.
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let u = ((state >> 33) % 1000) as f64 / 1000.0;
+        let mut child = build_command(&out, &cache, EPOCHS[next])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let delay = if run % 2 == 0 {
+            full.mul_f64(u)
+        } else {
+            let tmp_dir = parent.join(format!("dist.tmp-{}", child.id()));
+            let start = Instant::now();
+            while !tmp_dir.exists() && start.elapsed() < full * 3 {
+                std::hint::spin_loop();
+            }
+            Duration::from_micros((u * 4000.0) as u64)
+        };
+        std::thread::sleep(delay);
+        let finished = child.try_wait().unwrap().is_some();
+        if !finished {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        let now = support::snapshot_without_marker(&out);
+        assert!(
+            now == expected[current] || now == expected[next],
+            "run {run} (killed after {delay:?}): the output is neither the old nor the new build"
+        );
+        if !leftovers(&parent).is_empty() {
+            left_behind += 1;
+        }
+        // The next build repairs and cleans up whatever the killed one left.
+        assert_eq!(
+            build(&out, &cache, EPOCHS[next]),
+            expected[next],
+            "run {run}"
+        );
+        assert_eq!(leftovers(&parent), Vec::<String>::new(), "run {run}");
+        current = next;
+    }
+    println!("{kills} of 40 builds killed; {left_behind} left a temporary folder for the next build to remove");
+    assert!(kills >= 15, "only {kills} of 40 builds were killed mid-way");
+    assert!(
+        left_behind > 0,
+        "no kill landed while a temporary folder existed"
+    );
+}
+
+#[test]
+fn four_builds_into_one_folder_at_once_are_serialised() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let expected = reference_outputs(tmp.path(), &cache);
+    let parent = tmp.path().join("out");
+    std::fs::create_dir(&parent).unwrap();
+    let out = parent.join("dist");
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            build_command(&out, &cache, EPOCHS[i % 2])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let now = support::snapshot_without_marker(&out);
+    assert!(now == expected[0] || now == expected[1]);
+    assert_eq!(leftovers(&parent), Vec::<String>::new());
+    // A lock that is held makes the next build wait, then succeed.
+    let lock = std::fs::File::open(parent.join(".dist.lock")).unwrap();
+    lock.lock().unwrap();
+    let mut child = build_command(&out, &cache, EPOCHS[0])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The build reaches the lock only when it writes: wait until it says it is waiting.
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !said.contains("waiting for another build") && Instant::now() < deadline {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut err, &mut line).unwrap() == 0 {
+            break;
+        }
+        said.push_str(&line);
+    }
+    assert!(said.contains("waiting for another build"), "{said}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still waits for the lock"
+    );
+    lock.unlock().unwrap();
+    assert!(child.wait().unwrap().success());
+}

@@ -1,0 +1,145 @@
+//! Helpers shared by the end-to-end tests: the project and the upstream mirror, running the
+//! binary, and snapshots of folders (here); hand-made inputs ([`inputs`]), a tiny HTTP server on
+//! 127.0.0.1 ([`server`]), the browser checks' tools ([`browser`]), the article's reproduce
+//! blocks ([`reproduce`]), a child's peak memory ([`measure`]) and hand-made zips ([`zips`]).
+
+pub mod browser;
+pub mod inputs;
+pub mod measure;
+pub mod reproduce;
+pub mod server;
+pub mod zips;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub use browser::browser;
+pub use inputs::{checker_source, fixture_inputs, fixture_manifest, manifest_for, verified};
+pub use measure::run_measured;
+pub use reproduce::{reproduce_block, reproduce_blocks};
+pub use server::serve;
+pub use zips::{overlapping_zip, zip_with_modes};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The read-only upstream mirror beside the repository.
+pub fn mirror() -> PathBuf {
+    let m = root().join("../shared/upstream");
+    assert!(
+        m.is_dir(),
+        "the upstream mirror {} is required by the tests",
+        m.display()
+    );
+    m
+}
+
+/// The project as the build loads it from the repository.
+pub fn project() -> scenario_ratios::project::Project {
+    scenario_ratios::project::Project::load(&root()).unwrap()
+}
+
+pub fn fixture(case: &str) -> PathBuf {
+    root().join("tests/fixtures").join(case)
+}
+
+/// Runs the built binary in `dir` with `args`, never with a download base inherited from outside.
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    binary()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// The built binary, with nothing inherited that points it elsewhere, and the repository's
+/// crate cache (so builds in project copies reuse its vendor fragment).
+pub fn binary() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
+    c.env("SCENARIO_RATIOS_CRATE_CACHE", root().join("data/crates"))
+        .env_remove("UPSTREAM_MIRROR")
+        .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
+        .env_remove("SOURCE_DATE_EPOCH");
+    c
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A previous build's output folder as a later build finds it: the tool's marker and `files`.
+pub fn previous_output(out: &Path, files: &[(&str, &[u8])]) {
+    std::fs::create_dir_all(out).unwrap();
+    let names = files.iter().map(|(name, _)| *name);
+    let marker = scenario_ratios::base::ownership::marker_text(None, names);
+    std::fs::write(out.join(scenario_ratios::base::ownership::MARKER), marker).unwrap();
+    for (name, bytes) in files {
+        let path = out.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+/// [`snapshot`] less the output folder's marker, which names the build that wrote the folder
+/// (its process, start time and a random token), so two builds' folders differ only there.
+pub fn snapshot_without_marker(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = snapshot(dir);
+    files.retain(|(p, _)| p != Path::new(scenario_ratios::base::ownership::MARKER));
+    files
+}
+
+/// Every file under `dir` with its bytes, sorted: a snapshot to compare before and after.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A copy of the project's own files (what a build reads and bundles) under `dir/project`.
+pub fn project_copy(dir: &Path) -> PathBuf {
+    let to = dir.join("project");
+    for top in scenario_ratios::base::layout::SOURCE_PATHS {
+        let from = root().join(top);
+        for e in walkdir::WalkDir::new(&from) {
+            let e = e.unwrap();
+            let target = to.join(e.path().strip_prefix(root()).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&target).unwrap();
+            } else {
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::copy(e.path(), &target).unwrap();
+            }
+        }
+    }
+    to
+}
+
+/// Runs `scenario-ratios build` from the project folder against the real mirror, offline, with the
+/// given cache and output folders and any extra arguments.
+pub fn build_real(out: &Path, cache: &Path, extra: &[&str]) -> Output {
+    let m = mirror();
+    let mut args = vec![
+        "build",
+        "--mirror",
+        m.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--offline",
+    ];
+    args.extend(extra);
+    run(&root(), &args)
+}

@@ -1,0 +1,42 @@
+//! `synth` writes only where it may: a new or empty folder, or one it wrote before; someone's
+//! folder, a file, or too many rows are refused before anything is written. The checker's source
+//! its facts cite is taken from the upstream mirror beside the repository.
+
+use scenario_ratios::synth;
+
+#[test]
+fn write_claims_only_new_empty_or_its_own_folders() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = scenario_ratios::project::Project::load(root).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let acquire = scenario_ratios::inputs::AcquireOptions {
+        cache_dir: tmp.path().join("cache"),
+        own_cache: false,
+        allow_download: false,
+        ..scenario_ratios::inputs::AcquireOptions::for_project(root)
+    };
+    let write =
+        |out: &std::path::Path, rows, seed| synth::write(out, rows, seed, &project, &acquire);
+    let out = tmp.path().join("syn");
+    let manifest = write(&out, 50, 1).unwrap();
+    assert!(manifest.is_file() && out.join(synth::MARKER).is_file());
+    // Its own folder again: fine.
+    write(&out, 60, 2).unwrap();
+    // Someone's folder: refused, the file untouched.
+    let theirs = tmp.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("inputs.json"), b"mine").unwrap();
+    let err = write(&theirs, 50, 1).unwrap_err().to_string();
+    assert!(err.contains("did not write"), "{err}");
+    assert_eq!(std::fs::read(theirs.join("inputs.json")).unwrap(), b"mine");
+    assert!(!theirs.join(synth::MARKER).exists());
+    // A file: refused, untouched.
+    let file = tmp.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    assert!(write(&file, 50, 1).is_err());
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    // Too many rows: refused before anything is written.
+    let big = tmp.path().join("big");
+    assert!(write(&big, synth::MAX_ROWS + 1, 1).is_err());
+    assert!(!big.exists());
+}
