@@ -102,7 +102,8 @@ pub fn significant_digits(text: &str) -> usize {
 pub fn summary_unit(text: &str) -> f64 {
     let value: f64 = text.trim().parse().unwrap_or(f64::NAN);
     if significant_digits(text) <= SUMMARY_SIGNIFICANT_DIGITS && value.is_finite() && value != 0.0 {
-        let exponent = value.abs().log10().floor() as i32;
+        // libm's log10, not the system's: the same answer on every platform and C library.
+        let exponent = libm::log10(value.abs()).floor() as i32;
         10f64.powi(exponent - (SUMMARY_SIGNIFICANT_DIGITS as i32 - 1))
     } else {
         2.0 * half_unit_of_last_digit(text)

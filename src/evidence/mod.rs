@@ -563,7 +563,8 @@ pub fn round_sig(x: f64, digits: i32) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
-    let magnitude = x.abs().log10().floor() as i32;
+    // libm's log10, not the system's: the same digits on every platform and C library.
+    let magnitude = libm::log10(x.abs()).floor() as i32;
     let decimals = (digits - 1 - magnitude).max(0) as usize;
     let s = format!("{x:.decimals$}");
     if s.contains('.') {
