@@ -12,7 +12,7 @@ fn main() -> ExitCode {
     let result = match cli::parse() {
         Command::Build(args) => cli::build::run(args),
         Command::Explain(args) => cli::explain::run(args),
-        Command::Serve { build, port, bind } => cli::serve::run(build, &bind, port),
+        Command::Serve { input, port, bind } => cli::serve::run(input, &bind, port),
         Command::Synth {
             rows,
             seed,

@@ -35,6 +35,10 @@ pub enum Error {
     },
     #[error("{url}: download failed: {message}")]
     Download { url: String, message: String },
+    /// An input the build could not get from any of the three places it looks: `reason` says
+    /// what failed, and the line ends with the ways to provide it.
+    #[error("input `{name}`: {reason}; {INPUT_SOURCES}")]
+    Unavailable { name: String, reason: String },
     #[error("{file}: {location}: {message}")]
     Parse {
         file: String,
@@ -133,6 +137,9 @@ impl Error {
         }
     }
 }
+
+/// The three ways the build gets an input, as an error line names them.
+pub const INPUT_SOURCES: &str = "provide it through a mirror of the upstream files (--mirror DIR or UPSTREAM_MIRROR=DIR; ../shared/upstream beside the project is used when it exists), a cache folder holding a verified copy (--cache DIR), or a download over HTTPS (network access, without --offline)";
 
 /// Why `--root` names a folder that is not this project.
 const NOT_THE_PROJECT: &str = concat!(

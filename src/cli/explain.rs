@@ -3,10 +3,10 @@
 
 use scenario_ratios::{pipeline, walkthrough};
 
-use super::BuildArgs;
+use super::InputArgs;
 
 /// Prints the walk-through of the build these arguments describe.
-pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
+pub fn run(args: InputArgs) -> scenario_ratios::Result<()> {
     let (_, computed) = pipeline::compute_from(&args.options()?)?;
     let text = walkthrough::render(
         &computed.analysis,

@@ -36,11 +36,11 @@ pub enum Command {
     /// Acquire the inputs, run the analysis and write the output folder (the default).
     Build(BuildArgs),
     /// Print the scope walk-through (rows left after each filter) and the matching outcome.
-    Explain(BuildArgs),
-    /// Preview the article: build in memory, serve it, rebuild and reload on every saved edit.
+    Explain(InputArgs),
+    /// Live preview: build in memory, serve, reload on every saved edit (needs --features serve).
     Serve {
         #[command(flatten)]
-        build: BuildArgs,
+        input: InputArgs,
         /// Port to listen on.
         #[arg(long, default_value_t = 3000)]
         port: u16,
@@ -70,8 +70,9 @@ pub enum Command {
     },
 }
 
+/// The options of every command that reads the project and its inputs: build, explain, serve.
 #[derive(Args, Clone)]
-pub struct BuildArgs {
+pub struct InputArgs {
     /// The project folder [default: the nearest folder upward holding this project's Cargo.toml]
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
@@ -79,26 +80,15 @@ pub struct BuildArgs {
     /// [default: ../shared/upstream beside the project, when that folder exists]
     #[arg(long, env = "UPSTREAM_MIRROR", value_name = "DIR")]
     mirror: Option<PathBuf>,
-    /// Output folder, replaced whole when the build succeeds [default: dist in the project]
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
     /// Folder of verified input copies: new, empty, or one this tool made [default: data/upstream in the project]
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// Never download: fail when an input is neither cached nor mirrored.
     #[arg(long)]
     offline: bool,
-    /// Print the wall time of each build stage.
-    #[arg(long)]
-    timings: bool,
     /// Use this input manifest instead of the project's data/inputs.json.
     #[arg(long, value_name = "FILE", hide = true)]
     manifest: Option<PathBuf>,
-    /// Timestamp (Unix seconds) of the zip entries [default: the manifest's source_date].
-    /// The SOURCE_DATE_EPOCH environment variable is not read, so a value left in a shell never
-    /// changes the published bytes.
-    #[arg(long, value_name = "SECONDS")]
-    source_date_epoch: Option<i64>,
     /// Folder of verified .crate archives and vendor fragments [default: data/crates in the project]
     #[arg(
         long,
@@ -117,25 +107,41 @@ pub struct BuildArgs {
     download_base: Option<String>,
 }
 
-impl BuildArgs {
+/// The options of `build`: those of every command that reads the inputs, and what it writes.
+#[derive(Args, Clone)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output folder, replaced whole when the build succeeds [default: dist in the project]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the wall time of each build stage.
+    #[arg(long)]
+    pub timings: bool,
+    /// Timestamp (Unix seconds) of the zip entries [default: the manifest's source_date].
+    /// The SOURCE_DATE_EPOCH environment variable is not read, so a value left in a shell never
+    /// changes the published bytes.
+    #[arg(long, value_name = "SECONDS")]
+    source_date_epoch: Option<i64>,
+}
+
+impl InputArgs {
     /// These options, each taken from `before` (given before the command) where it is not given
     /// here.
-    fn or(self, before: BuildArgs) -> BuildArgs {
-        BuildArgs {
+    fn or(self, before: InputArgs) -> InputArgs {
+        InputArgs {
             root: self.root.or(before.root),
             mirror: self.mirror.or(before.mirror),
-            out: self.out.or(before.out),
             cache: self.cache.or(before.cache),
             offline: self.offline || before.offline,
-            timings: self.timings || before.timings,
             manifest: self.manifest.or(before.manifest),
-            source_date_epoch: self.source_date_epoch.or(before.source_date_epoch),
             crate_cache: self.crate_cache.or(before.crate_cache),
             download_base: self.download_base.or(before.download_base),
         }
     }
 
-    /// The build options these arguments give, with the defaults of the project they name.
+    /// The build options these arguments give, with the defaults of the project they name (the
+    /// output folder `dist`, the manifest's timestamp).
     pub fn options(self) -> scenario_ratios::Result<BuildOptions> {
         let root = match self.root {
             Some(r) => {
@@ -146,6 +152,39 @@ impl BuildArgs {
         };
         let defaults = AcquireOptions::for_project(&root);
         let mirror = self.mirror.or(defaults.mirror);
+        Ok(BuildOptions {
+            source_date_epoch: None,
+            acquire: AcquireOptions {
+                own_cache: self.cache.is_none(),
+                cache_dir: self.cache.unwrap_or(defaults.cache_dir),
+                mirror,
+                download_base: self.download_base,
+                allow_download: !self.offline,
+            },
+            out: root.join("dist"),
+            crate_cache: self
+                .crate_cache
+                .unwrap_or_else(|| root.join(DEFAULT_CRATE_CACHE)),
+            manifest: self.manifest,
+            root,
+        })
+    }
+}
+
+impl BuildArgs {
+    /// These options, each taken from `before` (given before the command) where it is not given
+    /// here.
+    fn or(self, before: BuildArgs) -> BuildArgs {
+        BuildArgs {
+            input: self.input.or(before.input),
+            out: self.out.or(before.out),
+            timings: self.timings || before.timings,
+            source_date_epoch: self.source_date_epoch.or(before.source_date_epoch),
+        }
+    }
+
+    /// The build options these arguments give, with the defaults of the project they name.
+    pub fn options(self) -> scenario_ratios::Result<BuildOptions> {
         if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
             if self.source_date_epoch.is_none() {
                 eprintln!(
@@ -154,23 +193,23 @@ impl BuildArgs {
                 );
             }
         }
-        Ok(BuildOptions {
-            source_date_epoch: self.source_date_epoch,
-            acquire: AcquireOptions {
-                own_cache: self.cache.is_none(),
-                cache_dir: self.cache.unwrap_or(defaults.cache_dir),
-                mirror,
-                download_base: self.download_base,
-                allow_download: !self.offline,
-            },
-            out: self.out.unwrap_or_else(|| root.join("dist")),
-            crate_cache: self
-                .crate_cache
-                .unwrap_or_else(|| root.join(DEFAULT_CRATE_CACHE)),
-            manifest: self.manifest,
-            root,
-        })
+        let mut options = self.input.options()?;
+        options.source_date_epoch = self.source_date_epoch;
+        if let Some(out) = self.out {
+            options.out = out;
+        }
+        Ok(options)
     }
+}
+
+/// The build-only options (`--out`, `--timings`, `--source-date-epoch`) written on the command
+/// line before a command that reads the inputs but writes no output folder, as the user spelled
+/// the first.
+fn build_only_before(matches: &ArgMatches) -> Option<String> {
+    ["out", "timings", "source_date_epoch"]
+        .into_iter()
+        .find(|id| matches.value_source(id) == Some(ValueSource::CommandLine))
+        .map(|id| format!("--{}", id.replace('_', "-")))
 }
 
 /// The first option written on the command line before the command (not one read from the
@@ -189,24 +228,37 @@ pub fn parse() -> Command {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let before = cli.build;
+    let refuse = |option: String, name: &str, of: &str| -> ! {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("{option} is an option of {of}, not of {name}"),
+            )
+            .exit()
+    };
     match cli.command {
         None => Command::Build(before),
         Some(Command::Build(args)) => Command::Build(args.or(before)),
-        Some(Command::Explain(args)) => Command::Explain(args.or(before)),
-        Some(Command::Serve { build, port, bind }) => Command::Serve {
-            build: build.or(before),
-            port,
-            bind,
-        },
+        Some(Command::Explain(input)) => {
+            if let Some(option) = build_only_before(&matches) {
+                refuse(option, "explain", "build");
+            }
+            Command::Explain(input.or(before.input))
+        }
+        Some(Command::Serve { input, port, bind }) => {
+            if let Some(option) = build_only_before(&matches) {
+                refuse(option, "serve", "build");
+            }
+            Command::Serve {
+                input: input.or(before.input),
+                port,
+                bind,
+            }
+        }
         Some(other) => {
             if let Some(option) = given_before(&matches) {
                 let name = matches.subcommand_name().unwrap_or("this command");
-                Cli::command()
-                    .error(
-                        clap::error::ErrorKind::ArgumentConflict,
-                        format!("{option} is an option of build, explain and serve, not of {name}"),
-                    )
-                    .exit();
+                refuse(option, name, "build, explain and serve");
             }
             other
         }

@@ -171,21 +171,31 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
             return Ok(input);
         }
     }
+    let nowhere = || {
+        format!(
+            "not in the cache ({}){}",
+            cached.display(),
+            match &opts.mirror {
+                Some(m) => format!(" nor in the mirror {}", m.display()),
+                None => " and no mirror is given".to_string(),
+            }
+        )
+    };
     if !opts.allow_download {
-        return Err(Error::Acquire {
+        return Err(Error::Unavailable {
             name: pin.name.clone(),
-            message: format!(
-                "not in the cache ({}){} and downloads are disabled",
-                cached.display(),
-                match &opts.mirror {
-                    Some(m) => format!(" nor in the mirror {}", m.display()),
-                    None => String::new(),
-                }
-            ),
+            reason: format!("{} and downloads are disabled", nowhere()),
         });
     }
     let url = download_url(pin, opts.download_base.as_deref());
-    let bytes = fetch::download(&url, pin.size, opts.download_base.is_some())?;
+    let bytes =
+        fetch::download(&url, pin.size, opts.download_base.is_some()).map_err(|e| match e {
+            Error::Download { .. } => Error::Unavailable {
+                name: pin.name.clone(),
+                reason: format!("{}, and {e}", nowhere()),
+            },
+            e => e,
+        })?;
     let input = VerifiedInput::new(
         pin.clone(),
         bytes,

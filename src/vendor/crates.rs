@@ -100,7 +100,13 @@ fn crate_archive(krate: &LockedCrate, sources: &CrateSources) -> Result<Vec<u8>>
         ));
     }
     let url = format!("https://static.crates.io/crates/{}/{}", krate.name, file);
-    let bytes = fetch::download(&url, MAX_CRATE_BYTES, false)?;
+    let bytes = fetch::download(&url, MAX_CRATE_BYTES, false).map_err(|e| match e {
+        Error::Download { .. } => vendor_error(
+            krate,
+            format!("{e}; `cargo fetch --locked` puts every archive in cargo's cache, where the build finds it"),
+        ),
+        e => e,
+    })?;
     let actual = HexDigest::sha256(&bytes);
     if actual != krate.checksum {
         return Err(Error::Mismatch {
@@ -113,6 +119,25 @@ fn crate_archive(krate: &LockedCrate, sources: &CrateSources) -> Result<Vec<u8>>
     }
     fetch::store(&cached, &bytes)?;
     Ok(bytes)
+}
+
+/// How many of `crates` no local place holds (their `vendor/` folder, the crate cache, cargo's
+/// caches), so that a build can say before it downloads them.
+pub(super) fn to_download(crates: &[LockedCrate], sources: &CrateSources) -> usize {
+    crates
+        .iter()
+        .filter(|k| {
+            let file = format!("{}.crate", k.dir());
+            !sources
+                .vendor_dir
+                .join(k.dir())
+                .join(".cargo-checksum.json")
+                .is_file()
+                && !std::iter::once(&sources.cache_dir)
+                    .chain(&sources.cargo_caches)
+                    .any(|c| c.join(&file).is_file())
+        })
+        .count()
 }
 
 fn read_capped(path: &Path) -> Result<Found> {

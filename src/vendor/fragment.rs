@@ -102,6 +102,14 @@ pub fn fragment(
         file: "vendor fragment".into(),
         message: e,
     };
+    let missing = super::crates::to_download(&crates, sources);
+    if missing > 0 && sources.allow_download {
+        eprintln!(
+            "note: downloading {missing} of the {} .crate archives of Cargo.lock from static.crates.io into {} (once: later builds reuse them), for the bundle's vendored crates",
+            crates.len(),
+            crate::base::text::path(&sources.cache_dir)
+        );
+    }
     let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let mut listing = String::new();
     for krate in &crates {

@@ -255,6 +255,36 @@ fn a_missing_mirror_folder_is_a_clear_error() {
     );
 }
 
+/// A project with no mirror beside it, an empty cache and downloads off: the one line names the
+/// input and every way to provide it.
+#[test]
+fn an_input_that_cannot_be_had_names_the_three_ways_to_provide_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = support::project_copy(tmp.path());
+    let o = support::binary()
+        .current_dir(&project)
+        .env_remove("UPSTREAM_MIRROR")
+        .args(["--offline", "--out"])
+        .arg(tmp.path().join("d"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for needle in [
+        "error: input `summary.csv`: not in the cache",
+        "and no mirror is given and downloads are disabled",
+        "--mirror DIR",
+        "UPSTREAM_MIRROR=DIR",
+        "../shared/upstream",
+        "--cache DIR",
+        "without --offline",
+    ] {
+        assert!(err.contains(needle), "{needle} missing from: {err}");
+    }
+    assert!(!tmp.path().join("d").exists(), "nothing written");
+}
+
 /// Bad fixture inputs, pinned by a test manifest so they pass acquisition and reach the loader.
 #[test]
 fn bad_summaries_fail_with_one_line_and_leave_dist_untouched() {
@@ -393,6 +423,64 @@ fn build_options_before_the_command_count_and_are_refused_where_they_do_not_appl
         std::fs::read(&blocker).unwrap() == b"x",
         "the file is left as it was"
     );
+}
+
+/// Each command's help lists the options it uses, and no other: explain and serve write no
+/// folder, so `--out`, `--timings` and `--source-date-epoch` are build's alone, and refused before
+/// them in one line; the top help says the preview needs the `serve` feature.
+#[test]
+fn each_command_lists_and_takes_only_the_options_it_uses() {
+    let help = |args: &[&str]| {
+        let o = run(&support::root(), args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let build_only = ["--out", "--timings", "--source-date-epoch"];
+    let shared = ["--root", "--mirror", "--cache", "--offline"];
+    let build = help(&["build", "--help"]);
+    for option in build_only.iter().chain(&shared) {
+        assert!(
+            build.contains(option),
+            "build --help lacks {option}:\n{build}"
+        );
+    }
+    for command in ["explain", "serve"] {
+        let text = help(&[command, "--help"]);
+        for option in shared {
+            assert!(text.contains(option), "{command} --help lacks {option}");
+        }
+        for option in build_only {
+            assert!(
+                !text.contains(option),
+                "{command} --help lists {option}:\n{text}"
+            );
+            let refused = run(&support::root(), &[option, "1", command]);
+            let first = stderr(&refused)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            // `--timings` takes no value: clap reads the `1` as the command instead.
+            if option != "--timings" {
+                assert_eq!(
+                    first,
+                    format!("error: {option} is an option of build, not of {command}")
+                );
+            }
+        }
+        let refused = run(&support::root(), &["--timings", command]);
+        assert_eq!(refused.status.code(), Some(2));
+        assert_eq!(
+            stderr(&refused).lines().next().unwrap_or_default(),
+            format!("error: --timings is an option of build, not of {command}")
+        );
+    }
+    let top = help(&["--help"]);
+    let serve_line = top
+        .lines()
+        .find(|l| l.trim_start().starts_with("serve "))
+        .unwrap();
+    assert!(serve_line.contains("--features serve"), "{serve_line}");
 }
 
 /// The binary reads the project at run time: the same binary, run on an edited copy of the
