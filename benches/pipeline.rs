@@ -132,7 +132,7 @@ fn zip_packaging(b: Bencher) {
     }
     let vendored = fragment();
     b.with_inputs(|| vendored.clone()).bench_local_values(|v| {
-        package::bundle(black_box(&entries), Some(v), 1_795_996_800).unwrap()
+        package::bundle(black_box(&entries), Some(v), 1_795_996_800, None).unwrap()
     });
 }
 

@@ -34,6 +34,7 @@ pub mod pipeline;
 pub mod project;
 #[cfg(feature = "serve")]
 pub mod serve;
+pub mod signature;
 pub mod summary;
 pub mod synth;
 pub mod validate;

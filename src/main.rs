@@ -19,7 +19,7 @@ fn main() -> ExitCode {
             out,
             root,
         } => cli::synth::run(rows, seed, &out, root),
-        Command::Verify { path } => cli::verify::run(path),
+        Command::Verify { path, public_key } => cli::verify::run(path, public_key),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

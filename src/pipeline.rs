@@ -2,7 +2,7 @@
 //! [`inputs`] → [`summary`] → [`analysis`] →
 //! [`highlight`] → [`evidence`] → [`figure`] →
 //! [`article`] → [`package`](mod@crate::package) → [`validate`] →
-//! [`dist`](crate::dist). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
+//! [`signature`] → [`dist`](crate::dist). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
 //! Each step here only hands one stage's typed output to the next; what a file holds is decided
 //! by its stage.
 
@@ -20,6 +20,7 @@ use crate::highlight::{self, Highlights};
 use crate::inputs::{self, AcquireOptions, InputKind, Inputs, Origin};
 use crate::package;
 use crate::project::Project;
+use crate::signature;
 use crate::summary::{self, FileNames, Summary};
 use crate::validate;
 use crate::vendor;
@@ -38,6 +39,8 @@ pub struct BuildOptions {
     pub out: PathBuf,
     /// Folder of verified `.crate` archives and vendor fragments.
     pub crate_cache: PathBuf,
+    /// The author's secret key, when the build signs SHA256SUMS.
+    pub sign: Option<signature::SigningKey>,
 }
 
 /// What a build produced, for the command line's report.
@@ -49,6 +52,8 @@ pub struct BuildReport {
     pub inputs: Vec<(String, Origin)>,
     /// Wall time of each stage.
     pub timings: Vec<(&'static str, std::time::Duration)>,
+    /// Whether SHA256SUMS was signed.
+    pub signature: signature::Outcome,
 }
 
 /// Everything computed from the project and its inputs, before rendering.
@@ -281,7 +286,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let mut timings = Timings::new();
     // Refuse a dangerous output folder before any work, and again under its lock when writing.
     let out = OutputDir::guard(&opts.out, &opts.root)?;
-    let built = build_in_memory(opts, &mut timings)?;
+    let mut built = build_in_memory(opts, &mut timings)?;
+    let signed = signature::sign(
+        &mut built.dist,
+        &built.computed.project.config,
+        opts.sign.as_ref(),
+    )?;
+    timings.lap("signature");
     // The bytes read back must equal the validated bytes (which SHA256SUMS lists) before they
     // replace the previous output.
     built
@@ -299,6 +310,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
             .collect(),
         analysis: built.computed.analysis,
         timings: timings.laps,
+        signature: signed,
     })
 }
 

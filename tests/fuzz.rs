@@ -170,8 +170,8 @@ proptest! {
         std::fs::write(out.join("SHA256SUMS"), &sums).unwrap();
         let mut problems = 0;
         let peak = peak_of(|| {
-            problems = scenario_ratios::verify::verify_path(&out).problems.len();
-            let _ = scenario_ratios::verify::verify_path(&zip_path);
+            problems = scenario_ratios::verify::verify_path(&out, None).problems.len();
+            let _ = scenario_ratios::verify::verify_path(&zip_path, None);
         });
         prop_assert!(peak < MEMORY_CAP, "verify held {peak} bytes");
         if !zip_edits.is_empty() || !sums_edits.is_empty() {
@@ -317,7 +317,7 @@ fn the_allocation_counter_sees_what_verify_holds() {
         .unwrap()
         .len() as usize;
     let mut problems = vec![];
-    let peak = peak_of(|| problems = scenario_ratios::verify::verify_path(dist).problems);
+    let peak = peak_of(|| problems = scenario_ratios::verify::verify_path(dist, None).problems);
     assert!(problems.is_empty(), "{problems:?}");
     assert!(
         peak >= zip_len && peak < MEMORY_CAP,

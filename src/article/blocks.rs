@@ -126,6 +126,14 @@ pub struct Download {
 #[template(path = "blocks/downloads.html")]
 struct DownloadsBlock<'a> {
     files: &'a [Download],
+    signing: Option<SigningView<'a>>,
+}
+
+/// The author's key as the downloads section prints it.
+struct SigningView<'a> {
+    key_id: String,
+    public_key: &'a str,
+    also_published_at: &'a [String],
 }
 
 /// The downloads table of the page: every published file but the page itself. The files made
@@ -196,8 +204,13 @@ fn bibtex(config: &crate::project::config::ArticleConfig) -> String {
             crate::base::text::bibtex_escape(&config.site_name)
         )
     };
+    let doi = config
+        .doi
+        .as_ref()
+        .map(|d| format!("  doi = {{{d}}},\n"))
+        .unwrap_or_default();
     format!(
-        "@online{{{key},\n  author = {{{}}},\n  title = {{{{{}}}}},\n  year = {{{}}},\n  date = {{{}}},\n{organization}  url = {{{}}}\n}}",
+        "@online{{{key},\n  author = {{{}}},\n  title = {{{{{}}}}},\n  year = {{{}}},\n  date = {{{}}},\n{organization}{doi}  url = {{{}}}\n}}",
         crate::base::text::bibtex_escape(&config.author),
         crate::base::text::bibtex_escape(&config.title),
         config.published_year(),
@@ -708,6 +721,13 @@ fn download_list(data: &ArticleData<'_>) -> Result<String> {
     template(
         &DownloadsBlock {
             files: data.downloads,
+            signing: data.config.signing.as_ref().and_then(|s| {
+                data.config.public_key().map(|key| SigningView {
+                    key_id: key.id().to_string(),
+                    public_key: &s.public_key,
+                    also_published_at: &s.also_published_at,
+                })
+            }),
         },
         "blocks/downloads.html",
     )

@@ -105,6 +105,16 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
         "license": c.license_url,
         "image": card_url(c),
     });
+    let mut doc = doc;
+    if let Some(url) = c.doi_url() {
+        doc["identifier"] = serde_json::json!({
+            "@type": "PropertyValue",
+            "propertyID": "DOI",
+            "value": c.doi,
+            "url": url,
+        });
+        doc["sameAs"] = serde_json::json!(url);
+    }
     let text = serde_json::to_string(&doc).map_err(|e| Error::Serialise {
         file: "JSON-LD".into(),
         message: e.to_string(),

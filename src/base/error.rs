@@ -106,6 +106,9 @@ pub enum Error {
     /// `synth` cannot lay out its inputs for this project.
     #[error("synth: {0}")]
     Synth(String),
+    /// The author's key could not sign: `file` is the key file.
+    #[error("{file}: {message}")]
+    Signing { file: String, message: String },
     /// The one problem `verify` found, as its own line.
     #[error("{0}")]
     Verify(String),

@@ -17,17 +17,22 @@ pub enum OutputFile {
     FigureHighlights,
     FigurePairs,
     Card,
+    Citation,
     Provenance,
     Notebook,
     NotebookScript,
     Bundle,
     Validation,
     Sums,
+    /// The author's minisign signature of SHA256SUMS: made after it, so neither it, the
+    /// bundle nor the article lists it, and a rebuild never makes it (see [`OutputFile::ALL`]).
+    Signature,
 }
 
 impl OutputFile {
-    /// Every output file, in the order the downloads table lists them: the bundle and its
-    /// checksum list first.
+    /// Every output file a build makes, in the order the downloads table lists them: the
+    /// bundle and its checksum list first. The signature is not among them: only the author's
+    /// release build makes one.
     pub const ALL: &'static [OutputFile] = &[
         OutputFile::Bundle,
         OutputFile::Sums,
@@ -41,6 +46,7 @@ impl OutputFile {
         OutputFile::FigureHighlights,
         OutputFile::FigurePairs,
         OutputFile::Card,
+        OutputFile::Citation,
         OutputFile::Article,
         OutputFile::Validation,
     ];
@@ -62,6 +68,8 @@ impl OutputFile {
             OutputFile::Bundle => "reproducibility.zip",
             OutputFile::Validation => "qa/validation.json",
             OutputFile::Sums => "SHA256SUMS",
+            OutputFile::Signature => "SHA256SUMS.minisig",
+            OutputFile::Citation => "CITATION.cff",
         }
     }
 }
@@ -77,8 +85,11 @@ impl OutputFile {
             OutputFile::Bundle
             | OutputFile::Article
             | OutputFile::Validation
-            | OutputFile::Sums => None,
-            OutputFile::Notebook | OutputFile::NotebookScript => Some(self.path().to_string()),
+            | OutputFile::Sums
+            | OutputFile::Signature => None,
+            OutputFile::Notebook | OutputFile::NotebookScript | OutputFile::Citation => {
+                Some(self.path().to_string())
+            }
             _ => Some(format!("{PUBLISHED_DIR}/{}", self.path())),
         }
     }

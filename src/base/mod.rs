@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod json;
 pub mod layout;
 pub mod markup;
+pub mod minisign;
 pub mod number;
 pub mod ownership;
 pub mod sums;

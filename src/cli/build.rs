@@ -1,8 +1,10 @@
 //! `scenario-ratios build` (the default): runs the whole pipeline and reports what it wrote.
 
+use scenario_ratios::base::minisign::KEY_VAR;
 use scenario_ratios::base::text::path;
 use scenario_ratios::inputs::Origin;
 use scenario_ratios::pipeline::{self, BuildReport};
+use scenario_ratios::signature::Outcome;
 
 use super::BuildArgs;
 
@@ -17,6 +19,15 @@ pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
     }
     let c = &report.analysis.counts;
     eprintln!("{}", input_summary(&report));
+    match &report.signature {
+        Outcome::Signed(id) => eprintln!("SHA256SUMS signed by key {id} (SHA256SUMS.minisig)"),
+        Outcome::Unsigned { declared: None } => eprintln!(
+            "note: SHA256SUMS is not signed (to sign it, set {KEY_VAR} to a minisign secret key file; see README)"
+        ),
+        Outcome::Unsigned { declared: Some(id) } => eprintln!(
+            "note: SHA256SUMS is not signed: {KEY_VAR} is not set, and content/article.json declares key {id}, so `verify` refuses this folder until it is signed"
+        ),
+    }
     println!(
         "{} rows, {} eligible, {} pairs, {} unmatched; wrote {} files to {}",
         c.rows,

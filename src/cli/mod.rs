@@ -63,10 +63,14 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
-    /// Check a published folder (SHA256SUMS and the bundle) or a reproducibility.zip.
+    /// Check a published folder (SHA256SUMS, its signature and the bundle) or a reproducibility.zip.
     Verify {
         /// A published folder or a reproducibility.zip [default: dist in the project]
         path: Option<PathBuf>,
+        /// The author's minisign public key as you found it (the RW… line of minisign.pub)
+        /// [default: the key the bundle's settings declare]
+        #[arg(long, value_name = "KEY")]
+        public_key: Option<String>,
     },
 }
 
@@ -166,6 +170,7 @@ impl InputArgs {
                 .crate_cache
                 .unwrap_or_else(|| root.join(DEFAULT_CRATE_CACHE)),
             manifest: self.manifest,
+            sign: None,
             root,
         })
     }
@@ -195,6 +200,15 @@ impl BuildArgs {
         }
         let mut options = self.input.options()?;
         options.source_date_epoch = self.source_date_epoch;
+        // The author's secret key, from the environment only (never an argument, which shells
+        // keep in their history and `ps` shows).
+        use scenario_ratios::base::minisign::{KEY_VAR, PASSWORD_VAR};
+        options.sign = std::env::var_os(KEY_VAR)
+            .filter(|v| !v.is_empty())
+            .map(|path| scenario_ratios::signature::SigningKey {
+                path: path.into(),
+                password: std::env::var(PASSWORD_VAR).ok().filter(|p| !p.is_empty()),
+            });
         if let Some(out) = self.out {
             options.out = out;
         }

@@ -4,9 +4,11 @@
 //! its own README ([`readme`]), the vendored crates and an inventory of its own entries
 //! ([`inventory`] checks one).
 
+pub mod citation;
 pub mod inventory;
 pub mod provenance;
 pub mod readme;
+pub mod ro_crate;
 pub mod sources;
 pub mod zip;
 
@@ -39,6 +41,10 @@ pub fn stage_bundle(
         OutputFile::Provenance.path(),
         provenance(inputs, &project.facts, source_date_epoch)?,
     )?;
+    dist.add(
+        OutputFile::Citation.path(),
+        citation::citation_cff(&project.config)?,
+    )?;
     let mut entries = sources;
     entries.insert(
         BUNDLE_README.into(),
@@ -58,7 +64,14 @@ pub fn stage_bundle(
             entries.insert(at, bytes.to_vec());
         }
     }
-    stage(&entries, source_date_epoch)
+    stage(
+        &entries,
+        source_date_epoch,
+        Some(ro_crate::Describer {
+            config: project.config.clone(),
+            inputs: inputs.manifest.inputs.clone(),
+        }),
+    )
 }
 
 /// Adds `reproducibility.zip`: the staged entries on top of the vendored crates of `fragment`.

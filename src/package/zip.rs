@@ -14,7 +14,8 @@ use crate::base::archive::zip_time;
 use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
 use crate::base::layout::{bundle_root, check_entry_path, OutputFile, INVENTORY};
-use crate::base::sums::sums;
+use crate::base::sums::sums_listing;
+use crate::package::ro_crate::{Describer, FileFacts, RO_CRATE};
 use crate::vendor::{Fragment, VENDOR_DIR};
 
 const BUNDLE: &str = OutputFile::Bundle.path();
@@ -35,21 +36,27 @@ pub struct Bundle {
 }
 
 /// Our own entries of a bundle, compressed ahead, while the vendored crates are still being read
-/// on the second core: those that sort before the inventory and those after it, each as a small
-/// zip whose entries [`finish`] copies raw, and the inventory's lines for them.
+/// on the second core: three small zips whose entries [`finish`] copies raw (those that sort
+/// before the inventory, those between it and the RO-Crate description, and those after it),
+/// and each entry's size and SHA-256 for the inventory and the description.
 #[derive(Debug)]
 pub struct Staged {
-    before: Vec<u8>,
-    after: Vec<u8>,
-    inventory: String,
+    parts: [Vec<u8>; 3],
+    files: Vec<FileFacts>,
     options: SimpleFileOptions,
     /// The first of our entries that lies under `vendor/`, if any (refused beside a fragment).
     under_vendor: Option<String>,
+    /// Makes `ro-crate-metadata.json` once every entry is known (none: no description).
+    describer: Option<Describer>,
 }
 
 /// Compresses every entry of `entries` (paths relative to the bundle's folder), sorted, stamped
-/// with one time and mode 0644.
-pub fn stage(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Result<Staged> {
+/// with one time and mode 0644. With a `describer`, [`finish`] adds the RO-Crate description.
+pub fn stage(
+    entries: &BTreeMap<String, Vec<u8>>,
+    source_date_epoch: i64,
+    describer: Option<Describer>,
+) -> Result<Staged> {
     let fail = |e: zip::result::ZipError| bundle_error(e);
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)
@@ -58,36 +65,90 @@ pub fn stage(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Res
         .unix_permissions(0o644);
     let root = bundle_root();
     let inventory_name = format!("{root}{INVENTORY}");
+    let ro_crate_name = format!("{root}{RO_CRATE}");
     let vendored = format!("{root}{VENDOR_DIR}/");
-    let mut halves = [
+    let mut parts = [
+        ZipWriter::new(Cursor::new(Vec::new())),
         ZipWriter::new(Cursor::new(Vec::new())),
         ZipWriter::new(Cursor::new(Vec::new())),
     ];
     let mut under_vendor = None;
+    let mut files = Vec::with_capacity(entries.len());
     // `entries` is sorted by path, and the bundle's folder prefixes every name alike.
     for (rel, bytes) in entries {
         let name = format!("{root}{rel}");
         check_entry_path(&name)?;
-        if name == inventory_name {
+        if name == inventory_name || name == ro_crate_name {
             return Err(bundle_error(format!(
-                "entry {name:?} is the inventory's own name"
+                "entry {name:?} is the name of a file the bundle makes itself"
             )));
         }
         if under_vendor.is_none() && name.starts_with(&vendored) {
             under_vendor = Some(name.clone());
         }
-        let zip = &mut halves[usize::from(name > inventory_name)];
+        let part = usize::from(name > inventory_name) + usize::from(name > ro_crate_name);
+        let zip = &mut parts[part];
         zip.start_file(name.as_str(), options).map_err(fail)?;
         zip.write_all(bytes).map_err(bundle_error)?;
+        files.push(FileFacts {
+            path: rel.clone(),
+            size: bytes.len() as u64,
+            sha256: Some(HexDigest::sha256(bytes)),
+        });
     }
-    let [before, after] = halves;
+    let [a, b, c] = parts;
     Ok(Staged {
-        before: before.finish().map_err(fail)?.into_inner(),
-        after: after.finish().map_err(fail)?.into_inner(),
-        inventory: sums(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))),
+        parts: [
+            a.finish().map_err(fail)?.into_inner(),
+            b.finish().map_err(fail)?.into_inner(),
+            c.finish().map_err(fail)?.into_inner(),
+        ],
+        files,
         options,
         under_vendor,
+        describer,
     })
+}
+
+/// The vendored files of a fragment, with their sizes (from its central directory) and
+/// SHA-256 (from its listing), by path inside the bundle's folder.
+fn vendored_files(v: &Fragment) -> Result<Vec<FileFacts>> {
+    let fail = |e: zip::result::ZipError| Error::Bundle {
+        file: v.path.display().to_string(),
+        message: e.to_string(),
+    };
+    let root = bundle_root();
+    let mut sizes = BTreeMap::new();
+    let mut zip = zip::ZipArchive::new(Cursor::new(v.bytes.as_slice())).map_err(fail)?;
+    for i in 0..zip.len() {
+        let entry = zip.by_index_raw(i).map_err(fail)?;
+        let full = entry.name().map_err(fail)?.to_string();
+        let name = full
+            .strip_prefix(root.as_str())
+            .unwrap_or(&full)
+            .to_string();
+        sizes.insert(name, entry.size());
+    }
+    let listed = crate::base::sums::parse_sums(&v.path.display().to_string(), &v.listing).map_err(
+        |problems| Error::Bundle {
+            file: v.path.display().to_string(),
+            message: problems.join("; "),
+        },
+    )?;
+    listed
+        .into_iter()
+        .map(|(path, sha256)| {
+            let size = *sizes.get(&path).ok_or_else(|| Error::Bundle {
+                file: v.path.display().to_string(),
+                message: format!("its listing names {path}, which it does not hold"),
+            })?;
+            Ok(FileFacts {
+                path,
+                size,
+                sha256: Some(sha256),
+            })
+        })
+        .collect()
 }
 
 /// Builds `reproducibility.zip` on top of the vendored crates of `vendor` (already under the
@@ -96,19 +157,51 @@ pub fn stage(entries: &BTreeMap<String, Vec<u8>>, source_date_epoch: i64) -> Res
 /// block's, so only what follows it is hashed here.
 pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
     let fail = |e: zip::result::ZipError| bundle_error(e);
+    if let (Some(_), Some(name)) = (&vendor, &staged.under_vendor) {
+        return Err(bundle_error(format!(
+            "entry {name:?} lies among the vendored crates"
+        )));
+    }
+    let vendor_listing = vendor.as_ref().map_or("", |v| v.listing.as_str());
+    // The RO-Crate description: every entry but itself, the inventory with its size alone
+    // (the inventory lists the description's SHA-256, so the description cannot list the
+    // inventory's).
+    let described = match &staged.describer {
+        None => None,
+        Some(describer) => {
+            let mut files = staged.files.clone();
+            if let Some(v) = &vendor {
+                files.extend(vendored_files(v)?);
+            }
+            let line = |path: &str| (64 + 2 + path.len() + 1) as u64;
+            let inventory_size = staged.files.iter().map(|f| line(&f.path)).sum::<u64>()
+                + line(RO_CRATE)
+                + vendor_listing.len() as u64;
+            files.push(FileFacts {
+                path: INVENTORY.into(),
+                size: inventory_size,
+                sha256: None,
+            });
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            Some(describer.describe(&files)?)
+        }
+    };
     // The inventory: every entry but itself, by path inside the bundle's folder; the vendored
     // entries' lines come last.
-    let mut inventory = staged.inventory;
-    if let Some(v) = &vendor {
-        inventory.push_str(&v.listing);
-        if let Some(name) = &staged.under_vendor {
-            return Err(bundle_error(format!(
-                "entry {name:?} lies among the vendored crates"
-            )));
-        }
-    }
+    let ro_crate_digest = described.as_ref().map(|d| HexDigest::sha256(d));
+    let mut inventory = sums_listing(
+        staged
+            .files
+            .iter()
+            .filter_map(|f| f.sha256.as_ref().map(|d| (f.path.as_str(), d)))
+            .chain(ro_crate_digest.as_ref().map(|d| (RO_CRATE, d))),
+    );
+    inventory.push_str(vendor_listing);
     // Room for our entries and the directory.
-    let room = staged.before.len() + staged.after.len() + inventory.len() + (1 << 20);
+    let room = staged.parts.iter().map(Vec::len).sum::<usize>()
+        + inventory.len()
+        + described.as_ref().map_or(0, Vec::len)
+        + (1 << 20);
     let (mut zip, (from, mut sha256)) = match vendor {
         Some(v) => {
             let mut bytes = v.bytes;
@@ -132,14 +225,20 @@ pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
         ),
     };
     let half = |bytes| zip::ZipArchive::new(Cursor::new(bytes)).map_err(fail);
-    zip.merge_archive(half(staged.before.as_slice())?)
-        .map_err(fail)?;
+    let [first, middle, last] = &staged.parts;
+    zip.merge_archive(half(first.as_slice())?).map_err(fail)?;
     let name = format!("{}{INVENTORY}", bundle_root());
     zip.start_file(name.as_str(), staged.options)
         .map_err(fail)?;
     zip.write_all(inventory.as_bytes()).map_err(bundle_error)?;
-    zip.merge_archive(half(staged.after.as_slice())?)
-        .map_err(fail)?;
+    zip.merge_archive(half(middle.as_slice())?).map_err(fail)?;
+    if let Some(d) = &described {
+        let name = format!("{}{RO_CRATE}", bundle_root());
+        zip.start_file(name.as_str(), staged.options)
+            .map_err(fail)?;
+        zip.write_all(d).map_err(bundle_error)?;
+    }
+    zip.merge_archive(half(last.as_slice())?).map_err(fail)?;
     let written = zip.finish().map_err(fail)?;
     // Written over the fragment's own directory: the bundle ends where the writing stopped.
     let end = usize::try_from(written.position()).unwrap_or(usize::MAX);
@@ -156,13 +255,15 @@ pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
     })
 }
 
-/// [`stage`] then [`finish`], in one step.
+/// [`stage`] then [`finish`], in one step, with the RO-Crate description when `describer` is
+/// given.
 pub fn bundle(
     entries: &BTreeMap<String, Vec<u8>>,
     vendor: Option<Fragment>,
     source_date_epoch: i64,
+    describer: Option<Describer>,
 ) -> Result<Bundle> {
-    finish(stage(entries, source_date_epoch)?, vendor)
+    finish(stage(entries, source_date_epoch, describer)?, vendor)
 }
 
 #[cfg(test)]
@@ -174,12 +275,15 @@ mod tests {
         let mut e = BTreeMap::new();
         e.insert("b/x.txt".to_string(), b"x".to_vec());
         e.insert("a.txt".to_string(), b"aaaa".to_vec());
-        let one = bundle(&e, None, 1_795_996_800).unwrap();
-        assert_eq!(one.bytes, bundle(&e, None, 1_795_996_800).unwrap().bytes);
+        let one = bundle(&e, None, 1_795_996_800, None).unwrap();
+        assert_eq!(
+            one.bytes,
+            bundle(&e, None, 1_795_996_800, None).unwrap().bytes
+        );
         assert_eq!(one.sha256, HexDigest::sha256(&one.bytes));
         assert_ne!(
             one.bytes,
-            bundle(&e, None, 1_795_996_802).unwrap().bytes,
+            bundle(&e, None, 1_795_996_802, None).unwrap().bytes,
             "the timestamp is recorded"
         );
         let back = crate::base::archive::read_all(&one.bytes).unwrap();
@@ -240,8 +344,8 @@ mod tests {
         // With no room left in the fragment's buffer, and with plenty: the same bytes.
         let tight = fragment(0);
         let block = tight.bytes[..tight.block.len].to_vec();
-        let one = bundle(&e, Some(tight), 1_795_996_800).unwrap();
-        let roomy = bundle(&e, Some(fragment(1 << 20)), 1_795_996_800).unwrap();
+        let one = bundle(&e, Some(tight), 1_795_996_800, None).unwrap();
+        let roomy = bundle(&e, Some(fragment(1 << 20)), 1_795_996_800, None).unwrap();
         assert_eq!(one.bytes, roomy.bytes);
         assert_eq!(
             one.sha256,
@@ -287,16 +391,20 @@ mod tests {
             "vendor/demo-0.1.0/src/lib.rs"
         );
 
-        // An entry of our own named as the inventory, or among the vendored crates, is refused.
-        let mut named = e.clone();
-        named.insert("INVENTORY.sha256".to_string(), b"".to_vec());
-        let err = bundle(&named, None, 1_795_996_800).unwrap_err();
-        assert!(
-            err.to_string().contains("the inventory's own name"),
-            "{err}"
-        );
+        // An entry of our own named as the inventory or the RO-Crate description, or among
+        // the vendored crates, is refused.
+        for own in ["INVENTORY.sha256", "ro-crate-metadata.json"] {
+            let mut named = e.clone();
+            named.insert(own.to_string(), b"".to_vec());
+            let err = bundle(&named, None, 1_795_996_800, None).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("is the name of a file the bundle makes itself"),
+                "{err}"
+            );
+        }
         e.insert("vendor/demo-0.1.0/extra.rs".to_string(), b"".to_vec());
-        let err = bundle(&e, Some(fragment(0)), 1_795_996_800).unwrap_err();
+        let err = bundle(&e, Some(fragment(0)), 1_795_996_800, None).unwrap_err();
         assert!(
             err.to_string().contains("lies among the vendored crates"),
             "{err}"

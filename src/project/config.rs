@@ -54,9 +54,51 @@ pub struct ArticleConfig {
     pub updated: Option<String>,
     /// The licence of the article and its code.
     pub license_name: String,
+    /// Its SPDX identifier (`Apache-2.0`), for CITATION.cff and the RO-Crate.
+    pub license_id: String,
     pub license_url: String,
     pub highlights: Vec<PairSelector>,
     pub span: SpanSelector,
+    /// The article's DOI (`10.<registrant>/<suffix>`), once one is registered: the reference
+    /// line, BibTeX, JSON-LD, Google Scholar tags, CITATION.cff and the RO-Crate then carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    /// The author's minisign public key, when releases are signed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing: Option<Signing>,
+}
+
+/// How the author signs `SHA256SUMS`: the public key the page prints and `verify` checks
+/// against, and where else the author publishes it (a reader trusts the key they find there,
+/// not the one a copy of the page shows).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signing {
+    /// The minisign public key (the second line of `minisign.pub`).
+    pub public_key: String,
+    /// Absolute https addresses where the author also publishes the key.
+    pub also_published_at: Vec<String>,
+}
+
+/// A DOI as Crossref recommends them: `10.`, a registrant code of 4 to 9 digits, `/`, and a
+/// suffix of letters, digits and `-._;()/:`.
+fn check_doi(doi: &str) -> std::result::Result<(), String> {
+    let ok = doi
+        .strip_prefix("10.")
+        .and_then(|r| r.split_once('/'))
+        .is_some_and(|(registrant, suffix)| {
+            (4..=9).contains(&registrant.len())
+                && registrant.bytes().all(|b| b.is_ascii_digit())
+                && !suffix.is_empty()
+                && suffix
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._;()/:".contains(c))
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err("must be a DOI such as 10.5281/zenodo.1234567 (10., 4 to 9 digits, /, then letters, digits and -._;()/:), without https://doi.org/".into())
+    }
 }
 
 /// An absolute `https://host/...` URL made only of unreserved characters, `/`, `:` and `%`
@@ -128,6 +170,18 @@ impl ArticleConfig {
         self.published.get(..4).unwrap_or(&self.published)
     }
 
+    /// The DOI as a link, `https://doi.org/<doi>`.
+    pub fn doi_url(&self) -> Option<String> {
+        self.doi.as_ref().map(|d| format!("https://doi.org/{d}"))
+    }
+
+    /// The author's public key, read (checked when the settings are loaded).
+    pub fn public_key(&self) -> Option<crate::base::minisign::PublicKey> {
+        self.signing
+            .as_ref()
+            .and_then(|s| crate::base::minisign::PublicKey::parse(&s.public_key).ok())
+    }
+
     /// The publication date as Google Scholar's `citation_publication_date` writes it,
     /// `YYYY/MM/DD`.
     pub fn published_slashed(&self) -> String {
@@ -163,6 +217,7 @@ impl ArticleConfig {
             ("home_url", &self.home_url),
             ("published", &self.published),
             ("license_name", &self.license_name),
+            ("license_id", &self.license_id),
             ("license_url", &self.license_url),
         ]
         .into_iter()
@@ -172,6 +227,14 @@ impl ArticleConfig {
                 .iter()
                 .map(|u| ("updated".to_string(), u.as_str())),
         )
+        .chain(self.doi.iter().map(|d| ("doi".to_string(), d.as_str())))
+        .chain(self.signing.iter().flat_map(|s| {
+            std::iter::once(("signing public_key".to_string(), s.public_key.as_str())).chain(
+                s.also_published_at
+                    .iter()
+                    .map(|u| ("signing also_published_at".to_string(), u.as_str())),
+            )
+        }))
         .chain(self.highlights.iter().flat_map(|h| {
             [
                 ("id", &h.id),
@@ -273,6 +336,29 @@ impl ArticleConfig {
         ] {
             if let Err(why) = check_site_path(path) {
                 return Err(err(format!("{name} {why}")));
+            }
+        }
+        if !config
+            .license_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.+".contains(&b))
+        {
+            return Err(err(
+                "license_id must be an SPDX licence identifier such as Apache-2.0".into(),
+            ));
+        }
+        if let Some(doi) = &config.doi {
+            check_doi(doi).map_err(|why| err(format!("doi {why}")))?;
+        }
+        if let Some(signing) = &config.signing {
+            crate::base::minisign::PublicKey::parse(&signing.public_key)
+                .map_err(|why| err(format!("signing public_key {why}")))?;
+            if signing.also_published_at.is_empty() {
+                return Err(err("signing also_published_at must name at least one other place the author publishes the key (a reader trusts the key found there, not the one a copy of the page shows)".into()));
+            }
+            for url in &signing.also_published_at {
+                check_absolute_url(url)
+                    .map_err(|why| err(format!("signing also_published_at {why}")))?;
             }
         }
         if config.highlights.is_empty() {

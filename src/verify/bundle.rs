@@ -12,23 +12,31 @@ use crate::base::layout::{self, OutputFile, INPUTS_DIR, INVENTORY, MANIFEST, PUB
 use crate::base::sums::parse_sums;
 use crate::inputs::InputManifest;
 use crate::package::inventory::{self, Discrepancy};
+use crate::package::ro_crate::{described_files, RO_CRATE};
 use crate::package::{bundle_path, Provenance};
+use crate::project::config::{ArticleConfig, CONFIG_PATH};
 
-/// Checks a bundle; returns the SHA-256 of every entry when the bundle could be read.
-pub(super) fn verify_bundle(
-    name: &str,
-    bytes: &[u8],
-    report: &mut Report,
-) -> Option<BTreeMap<String, HexDigest>> {
+/// What a readable bundle holds that the folder's checks need: the SHA-256 of every entry, and
+/// the settings it was built from (for the author's public key).
+pub(super) struct Read {
+    pub hashes: BTreeMap<String, HexDigest>,
+    pub config: Option<ArticleConfig>,
+}
+
+/// Checks a bundle; returns the SHA-256 of every entry and its settings when it could be read.
+pub(super) fn verify_bundle(name: &str, bytes: &[u8], report: &mut Report) -> Option<Read> {
     let root = layout::bundle_root();
     let keep = |entry: &str| {
         let rel = entry.strip_prefix(root.as_str()).unwrap_or(entry);
         rel == INVENTORY
             || rel == MANIFEST
+            || rel == RO_CRATE
+            || rel == CONFIG_PATH
             || rel.starts_with(&format!("{INPUTS_DIR}/"))
             || rel == format!("{PUBLISHED_DIR}/{}", OutputFile::Provenance.path())
     };
     let mut hashes: BTreeMap<String, HexDigest> = BTreeMap::new();
+    let mut sizes: BTreeMap<String, u64> = BTreeMap::new();
     let mut kept: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     // Only the entries checked below are held in memory; every other one is hashed as it
     // inflates.
@@ -38,6 +46,7 @@ pub(super) fn verify_bundle(
         |entry| keep(&entry.name),
         |entry, inflated| {
             hashes.insert(entry.name.clone(), inflated.sha256);
+            sizes.insert(entry.name.clone(), entry.size);
             if let Some(data) = inflated.bytes {
                 kept.insert(entry.name.clone(), data);
             }
@@ -94,8 +103,84 @@ pub(super) fn verify_bundle(
     }
 
     check_inputs(name, &kept, &at, report);
+    check_description(name, &kept, &hashes, &sizes, &at, report);
 
-    Some(hashes)
+    let config = match kept.get(&at(CONFIG_PATH)).map(|b| std::str::from_utf8(b)) {
+        None => {
+            report.problem(format!("{name}: no {} entry", at(CONFIG_PATH)));
+            None
+        }
+        Some(Err(_)) => {
+            report.problem(format!("{name}: {} is not UTF-8", at(CONFIG_PATH)));
+            None
+        }
+        Some(Ok(text)) => match ArticleConfig::parse(&format!("{name}: {}", at(CONFIG_PATH)), text)
+        {
+            Ok(c) => Some(c),
+            Err(e) => {
+                report.problem(e.to_string());
+                None
+            }
+        },
+    };
+    Some(Read { hashes, config })
+}
+
+/// The RO-Crate description names every entry but itself with its true size and SHA-256 (the
+/// inventory with its size alone), and nothing else.
+fn check_description(
+    name: &str,
+    kept: &BTreeMap<String, Vec<u8>>,
+    hashes: &BTreeMap<String, HexDigest>,
+    sizes: &BTreeMap<String, u64>,
+    at: &dyn Fn(&str) -> String,
+    report: &mut Report,
+) {
+    let file = at(RO_CRATE);
+    let Some(text) = kept.get(&file) else {
+        return report.problem(format!("{name}: no {file} entry"));
+    };
+    let described = match described_files(text) {
+        Ok(d) => d,
+        Err(e) => return report.problem(format!("{name}: {file}: {e}")),
+    };
+    let mut seen = BTreeSet::new();
+    let mut wrong = 0usize;
+    let mut first = None;
+    for d in &described {
+        let (path, size, sha) = (&d.path, &d.size, &d.sha256);
+        let entry = at(path);
+        seen.insert(entry.clone());
+        let inventory = path == INVENTORY;
+        let ok = sizes.get(&entry) == size.as_ref()
+            && match (sha, hashes.get(&entry)) {
+                (Some(d), Some(h)) => *d == h.to_string(),
+                (None, Some(_)) => inventory,
+                _ => false,
+            };
+        if !ok {
+            wrong += 1;
+            first.get_or_insert_with(|| path.clone());
+        }
+    }
+    if let Some(path) = &first {
+        report.problem(format!(
+            "{name}: {file}: {wrong} files described with another size or SHA-256 than their entry, or with no entry (the first: {path})"
+        ));
+    }
+    let undescribed: Vec<&String> = hashes
+        .keys()
+        .filter(|k| **k != file && !seen.contains(*k))
+        .collect();
+    if let Some(first) = undescribed.first() {
+        report.problem(format!(
+            "{name}: {file}: {} entries not described (the first: {first})",
+            undescribed.len()
+        ));
+    }
+    if first.is_none() && undescribed.is_empty() {
+        report.checked += 1;
+    }
 }
 
 /// Every bundled input matches the pins of the bundled manifest; provenance.json records exactly

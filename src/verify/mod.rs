@@ -21,19 +21,23 @@ use sha2::{Digest, Sha256};
 
 use crate::base::digest::HexDigest;
 use crate::base::layout::{self, OutputFile, PUBLISHED_DIR};
+use crate::base::minisign::PublicKey;
 use crate::base::ownership::MARKER;
 use crate::base::sums::parse_sums;
+use crate::project::config::ArticleConfig;
 use bundle::verify_bundle;
 
 /// Largest SHA256SUMS or bundle file `verify` reads into memory.
 const MAX_SUMS_BYTES: u64 = 1 << 20;
 const MAX_BUNDLE_BYTES: u64 = 128 << 20;
 
-/// The outcome of `verify`: what was checked, and one line per problem.
+/// The outcome of `verify`: what was checked, one line per problem, and what it found of the
+/// author's signature (for a folder).
 #[derive(Debug, Default)]
 pub struct Report {
     pub checked: usize,
     pub problems: Vec<String>,
+    pub signature: Option<String>,
 }
 
 impl Report {
@@ -42,12 +46,14 @@ impl Report {
     }
 }
 
-/// Verifies a published folder, or a bundle given as a file.
-pub fn verify_path(path: &Path) -> Report {
+/// Verifies a published folder, or a bundle given as a file. A folder's signature is checked
+/// against `key` when given (the author's key as the reader found it), else against the key the
+/// bundle's settings declare.
+pub fn verify_path(path: &Path, key: Option<&PublicKey>) -> Report {
     let mut report = Report::default();
     match fs::symlink_metadata(path) {
         Err(e) => report.problem(format!("{}: {e}", path.display())),
-        Ok(m) if m.is_dir() => verify_dir(path, &mut report),
+        Ok(m) if m.is_dir() => verify_dir(path, key, &mut report),
         Ok(m) if m.is_file() => {
             if let Some(bytes) = read_capped(path, MAX_BUNDLE_BYTES, &mut report) {
                 verify_bundle(&path.display().to_string(), &bytes, &mut report);
@@ -93,7 +99,7 @@ fn sha256_file(path: &Path) -> std::io::Result<HexDigest> {
     Ok(HexDigest::of_digest(&hasher.finalize()))
 }
 
-fn verify_dir(dir: &Path, report: &mut Report) {
+fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
     let sums_name = OutputFile::Sums.path();
     let sums_path = dir.join(sums_name);
     let shown = |rel: &str| dir.join(rel).display().to_string();
@@ -169,7 +175,12 @@ fn verify_dir(dir: &Path, report: &mut Report) {
             .strip_prefix(dir)
             .map(|p| p.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
-        if rel != sums_name && rel != MARKER && !listed_paths.contains(rel.as_str()) {
+        let signature = OutputFile::Signature.path();
+        if rel != sums_name
+            && rel != MARKER
+            && rel != signature
+            && !listed_paths.contains(rel.as_str())
+        {
             report.problem(format!("not listed in {sums_name}: {}", shown(&rel)));
         }
     }
@@ -178,10 +189,79 @@ fn verify_dir(dir: &Path, report: &mut Report) {
     if hashes.contains_key(bundle_rel) {
         let bundle = dir.join(bundle_rel);
         if let Some(bytes) = read_capped(&bundle, MAX_BUNDLE_BYTES, report) {
-            if let Some(published) = verify_bundle(&bundle.display().to_string(), &bytes, report) {
-                compare_published(&published, &hashes, &bundle.display().to_string(), report);
+            if let Some(read) = verify_bundle(&bundle.display().to_string(), &bytes, report) {
+                compare_published(&read.hashes, &hashes, &bundle.display().to_string(), report);
+                let declared = read.config.as_ref().and_then(ArticleConfig::public_key);
+                check_signature(dir, &text, declared.as_ref(), key, report);
             }
         }
+    }
+}
+
+/// The author's signature of SHA256SUMS (`sums`), against the key the reader gave, else the one
+/// the bundle declares: a valid signature by that key, or, when no key is declared nor given,
+/// no signature at all.
+fn check_signature(
+    dir: &Path,
+    sums: &str,
+    declared: Option<&PublicKey>,
+    given: Option<&PublicKey>,
+    report: &mut Report,
+) {
+    let sig_name = OutputFile::Signature.path();
+    let sig_path = dir.join(sig_name);
+    let shown = sig_path.display().to_string();
+    if let (Some(d), Some(g)) = (declared, given) {
+        if d != g {
+            return report.problem(format!(
+                "{shown}: the bundle's settings declare key {}, not the key you gave ({})",
+                d.id(),
+                g.id()
+            ));
+        }
+    }
+    let expected = given.or(declared);
+    let text = match fs::symlink_metadata(&sig_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return match expected {
+                None => {
+                    report.signature = Some(format!(
+                        "{sums_name}: unsigned (no {sig_name}, and the article declares no key)",
+                        sums_name = OutputFile::Sums.path()
+                    ))
+                }
+                Some(k) => report.problem(format!(
+                    "{shown}: missing, but the article's key is {}: this folder's SHA256SUMS is not signed by its author",
+                    k.id()
+                )),
+            }
+        }
+        Err(e) => return report.problem(format!("{shown}: {e}")),
+        Ok(m) if !m.is_file() => {
+            return report.problem(format!("{shown}: is not a regular file"))
+        }
+        Ok(_) => match read_capped(&sig_path, 4096, report).map(String::from_utf8) {
+            None => return,
+            Some(Err(_)) => return report.problem(format!("{shown}: not UTF-8")),
+            Some(Ok(t)) => t,
+        },
+    };
+    let Some(key) = expected else {
+        return report.problem(format!(
+            "{shown}: a signature, but the article declares no key to check it with (give the author's key with --public-key)"
+        ));
+    };
+    match crate::base::minisign::verify(key, &text, sums.as_bytes()) {
+        Ok(signed) => {
+            report.checked += 1;
+            report.signature = Some(format!(
+                "{}: signed by key {} (trusted comment: {})",
+                OutputFile::Sums.path(),
+                signed.key,
+                crate::base::text::excerpt(&signed.trusted_comment, 300)
+            ));
+        }
+        Err(refusal) => report.problem(format!("{shown}: {refusal}")),
     }
 }
 

@@ -16,6 +16,7 @@ mod output;
 mod package;
 mod page_safety;
 mod publish;
+mod release;
 mod support;
 mod synth;
 mod vendor;

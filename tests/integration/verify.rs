@@ -143,8 +143,15 @@ fn rewrite_bundle(out: &Path, edit: impl FnOnce(&mut BTreeMap<String, Vec<u8>>))
         .map(|(k, v)| (k.strip_prefix(&top).unwrap().to_string(), v))
         .collect();
     entries.remove(scenario_ratios::base::layout::INVENTORY);
+    entries.remove(scenario_ratios::package::ro_crate::RO_CRATE);
     edit(&mut entries);
-    let bytes = scenario_ratios::package::bundle(&entries, None, 1_795_996_800)
+    // Described afresh, so that the description matches the edited entries.
+    let project = support::project();
+    let describer = scenario_ratios::package::ro_crate::Describer {
+        config: project.config,
+        inputs: project.manifest.inputs,
+    };
+    let bytes = scenario_ratios::package::bundle(&entries, None, 1_795_996_800, Some(describer))
         .unwrap()
         .bytes;
     std::fs::write(&zip, &bytes).unwrap();

@@ -1,0 +1,323 @@
+//! `ro-crate-metadata.json`: the bundle described as an RO-Crate 1.1 (the research-object
+//! packaging that Zenodo and WorkflowHub read). Every file of the bundle but this one is a
+//! `File` with its role, encoding format, size and SHA-256 (`INVENTORY.sha256` without its
+//! SHA-256, since it lists this file's); the pinned inputs name their repository, commit, path
+//! and licence; the article, its author, its licence and the program that made it are
+//! contextual entities. Made when the bundle is finished, from the entries' sizes and digests.
+
+use serde_json::{json, Map, Value};
+
+use crate::base::digest::HexDigest;
+use crate::base::error::{Error, Result};
+use crate::base::layout::{OutputFile, INVENTORY, PUBLISHED_DIR};
+use crate::inputs::PinnedInput;
+use crate::package::provenance::bundle_path;
+use crate::project::config::ArticleConfig;
+
+/// The file's name at the bundle's root.
+pub const RO_CRATE: &str = "ro-crate-metadata.json";
+/// The RO-Crate version it conforms to.
+const SPEC: &str = "https://w3id.org/ro/crate/1.1";
+/// The vendored crates' folder.
+const VENDOR: &str = "vendor/";
+
+/// One file of the bundle: its path inside the bundle's folder, size and SHA-256 (none for the
+/// inventory, which lists this file's).
+#[derive(Debug, Clone)]
+pub struct FileFacts {
+    pub path: String,
+    pub size: u64,
+    pub sha256: Option<HexDigest>,
+}
+
+/// What the description needs besides the files: the settings and the pinned inputs.
+#[derive(Debug, Clone)]
+pub struct Describer {
+    pub config: ArticleConfig,
+    pub inputs: Vec<PinnedInput>,
+}
+
+/// The encoding format of a file, as a media type, from its name.
+fn media_type(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    match (name, ext) {
+        (_, "csv") => "text/csv",
+        (_, "json") => "application/json",
+        (_, "html") => "text/html",
+        (_, "svg") => "image/svg+xml",
+        (_, "png") => "image/png",
+        (_, "md") => "text/markdown",
+        (_, "toml") => "application/toml",
+        (_, "py") => "text/x-python",
+        (_, "ipynb") => "application/x-ipynb+json",
+        (_, "cff") => "application/yaml",
+        (_, "rs") => "text/x-rust",
+        (_, "h") | (_, "c") => "text/x-c",
+        (_, "txt") | (_, "lock") | (_, "sha256") | (_, "log") => "text/plain",
+        ("LICENSE" | "COPYING" | "README", _) => "text/plain",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The role of a file of the bundle, from where it sits.
+fn role(path: &str, input: Option<&PinnedInput>) -> String {
+    if let Some(pin) = input {
+        return format!(
+            "Pinned input `{}` ({:?}): {} at commit {}, {}; licence {}",
+            pin.name, pin.kind, pin.repository, pin.commit, pin.path, pin.license
+        );
+    }
+    let top = path.split('/').next().unwrap_or(path);
+    match (top, path) {
+        (_, INVENTORY) => "The SHA-256 of every other entry of the bundle".into(),
+        (_, "README.md") => "How to check and rebuild the article from this bundle".into(),
+        (_, "Cargo.toml" | "Cargo.lock") => {
+            "The program's Rust package and its locked dependencies".into()
+        }
+        (_, "CITATION.cff") => "How to cite the article (Citation File Format)".into(),
+        (_, "analysis.ipynb") => "The walk-through notebook, an independent check in Python".into(),
+        (_, "analysis.py") => {
+            "The notebook's code as a script, run by `python3 analysis.py`".into()
+        }
+        (_, "data/inputs.json") => {
+            "The manifest pinning every input by commit, size and digest".into()
+        }
+        (_, "data/vendor.json") => "Which locked crates the bundle carries as stubs".into(),
+        (PUBLISHED_DIR, _) => "A copy of a file published with the article".into(),
+        ("src" | "benches" | "examples", _) => {
+            "Source of the program that builds the article".into()
+        }
+        ("templates", _) => "Template of the page, its figures and texts".into(),
+        ("content", _) => "The article's prose and settings".into(),
+        ("sources", _) => {
+            "Facts and claims the article cites, each with its pinned source line".into()
+        }
+        ("tests", _) => "The notebook's test requirements".into(),
+        ("vendor", _) => "Part of a vendored Rust crate, as Cargo.lock pins it".into(),
+        _ => "Configuration of the program's build".into(),
+    }
+}
+
+fn id(s: impl Into<String>) -> Value {
+    json!({ "@id": s.into() })
+}
+
+impl Describer {
+    /// `ro-crate-metadata.json` for a bundle holding `files`.
+    pub fn describe(&self, files: &[FileFacts]) -> Result<Vec<u8>> {
+        let c = &self.config;
+        let author = c.absolute(&c.author_url);
+        let program = "#scenario-ratios";
+        let inputs: Vec<(String, &PinnedInput)> =
+            self.inputs.iter().map(|p| (bundle_path(p), p)).collect();
+        let input_of = |path: &str| inputs.iter().find(|(at, _)| at == path).map(|(_, p)| *p);
+
+        // Files outside `vendor/` are parts of the root; those inside are parts of their
+        // crate's folder, itself a part of the root.
+        let mut root_parts = Vec::new();
+        let mut crates: Vec<(String, Vec<Value>)> = Vec::new();
+        let mut entities = Vec::new();
+        for f in files {
+            let mut file = Map::new();
+            file.insert("@id".into(), json!(f.path));
+            file.insert("@type".into(), json!("File"));
+            file.insert(
+                "name".into(),
+                json!(f.path.rsplit('/').next().unwrap_or(&f.path)),
+            );
+            file.insert("contentSize".into(), json!(f.size.to_string()));
+            if let Some(d) = &f.sha256 {
+                file.insert("sha256".into(), json!(d.to_string()));
+            }
+            file.insert("encodingFormat".into(), json!(media_type(&f.path)));
+            let input = input_of(&f.path);
+            if let Some(pin) = input {
+                file.insert("url".into(), json!(pin.url));
+                file.insert(
+                    "isBasedOn".into(),
+                    id(format!(
+                        "https://github.com/{}/blob/{}/{}",
+                        pin.repository, pin.commit, pin.path
+                    )),
+                );
+                file.insert(
+                    "license".into(),
+                    id(format!("https://spdx.org/licenses/{}", pin.license)),
+                );
+            }
+            if !f.path.starts_with(VENDOR) {
+                file.insert("description".into(), json!(role(&f.path, input)));
+                root_parts.push(id(&f.path));
+            } else {
+                let name = f.path[VENDOR.len()..].split('/').next().unwrap_or_default();
+                let folder = format!("{VENDOR}{name}/");
+                match crates.last_mut() {
+                    Some((last, parts)) if *last == folder => parts.push(id(&f.path)),
+                    _ => crates.push((folder, vec![id(&f.path)])),
+                }
+            }
+            entities.push(Value::Object(file));
+        }
+        for (folder, parts) in &crates {
+            root_parts.push(id(folder));
+            entities.push(json!({
+                "@id": folder,
+                "@type": "Dataset",
+                "name": folder[VENDOR.len()..].trim_end_matches('/'),
+                "description": "A vendored Rust crate, as Cargo.lock pins it (a stub holds its Cargo.toml only, see data/vendor.json)",
+                "hasPart": parts,
+            }));
+        }
+
+        let mut root = json!({
+            "@id": "./",
+            "@type": "Dataset",
+            "name": c.title,
+            "description": c.description,
+            "datePublished": c.published,
+            "license": id(&c.license_url),
+            "author": id(&author),
+            "url": c.canonical_url,
+            "hasPart": root_parts,
+            "isBasedOn": inputs.iter().map(|(at, _)| id(at)).collect::<Vec<_>>(),
+        });
+        if let Some(url) = c.doi_url() {
+            root["identifier"] = json!(url);
+        }
+        let published: Vec<Value> = OutputFile::ALL
+            .iter()
+            .filter_map(|f| f.in_bundle())
+            .filter(|at| files.iter().any(|f| &f.path == at))
+            .map(id)
+            .collect();
+        let mut graph = vec![
+            json!({
+                "@id": RO_CRATE,
+                "@type": "CreativeWork",
+                "conformsTo": id(SPEC),
+                "about": id("./"),
+            }),
+            root,
+            json!({ "@id": author, "@type": "Person", "name": c.author }),
+            json!({
+                "@id": c.license_url,
+                "@type": "CreativeWork",
+                "name": c.license_name,
+                "identifier": c.license_id,
+            }),
+            json!({
+                "@id": program,
+                "@type": "SoftwareApplication",
+                "name": env!("CARGO_PKG_NAME"),
+                "version": env!("CARGO_PKG_VERSION"),
+                "description": "The program in src/ that builds the article from the pinned inputs (cargo run --release)",
+            }),
+            json!({
+                "@id": "#build",
+                "@type": "CreateAction",
+                "name": format!("Build of {}", c.title),
+                "agent": id(&author),
+                "instrument": id(program),
+                "object": inputs.iter().map(|(at, _)| id(at)).collect::<Vec<_>>(),
+                "result": published,
+            }),
+        ];
+        let mut licences: Vec<&str> = self.inputs.iter().map(|p| p.license.as_str()).collect();
+        licences.sort_unstable();
+        licences.dedup();
+        for l in licences {
+            graph.push(json!({
+                "@id": format!("https://spdx.org/licenses/{l}"),
+                "@type": "CreativeWork",
+                "name": l,
+                "identifier": l,
+            }));
+        }
+        let mut sources: Vec<&PinnedInput> = self.inputs.iter().collect();
+        sources.sort_by(|a, b| {
+            (&a.repository, &a.commit, &a.path).cmp(&(&b.repository, &b.commit, &b.path))
+        });
+        for pin in sources {
+            graph.push(json!({
+                "@id": format!("https://github.com/{}/blob/{}/{}", pin.repository, pin.commit, pin.path),
+                "@type": "CreativeWork",
+                "name": pin.path,
+                "version": pin.commit,
+                "codeRepository": format!("https://github.com/{}", pin.repository),
+            }));
+        }
+        graph.extend(entities);
+        let doc = json!({
+            // RO-Crate 1.1's context lacks schema.org's `sha256`; the spec's way to add a term
+            // is a second, inline context.
+            "@context": [
+                "https://w3id.org/ro/crate/1.1/context",
+                { "sha256": "http://schema.org/sha256" },
+            ],
+            "@graph": graph,
+        });
+        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| Error::Serialise {
+            file: RO_CRATE.into(),
+            message: e.to_string(),
+        })?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// A `File` of a description, as read back: its path inside the bundle's folder, and the size
+/// and SHA-256 it states (none where it states none or something unreadable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described {
+    pub path: String,
+    pub size: Option<u64>,
+    pub sha256: Option<String>,
+}
+
+/// The bundle's files as its RO-Crate describes them. Used by `verify` to hold the description
+/// to the bytes.
+pub fn described_files(text: &[u8]) -> std::result::Result<Vec<Described>, String> {
+    let doc: Value = serde_json::from_slice(text).map_err(|e| e.to_string())?;
+    let graph = doc
+        .get("@graph")
+        .and_then(Value::as_array)
+        .ok_or("has no @graph")?;
+    Ok(graph
+        .iter()
+        .filter(|e| e.get("@type").and_then(Value::as_str) == Some("File"))
+        .filter_map(|e| {
+            let path = e.get("@id")?.as_str()?.to_string();
+            let size = e
+                .get("contentSize")
+                .and_then(Value::as_str)
+                .and_then(|s| s.parse().ok());
+            let sha = e.get("sha256").and_then(Value::as_str).map(str::to_string);
+            Some(Described {
+                path,
+                size,
+                sha256: sha,
+            })
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_types_follow_the_name() {
+        assert_eq!(media_type("published/pairs.csv"), "text/csv");
+        assert_eq!(media_type("vendor/zip-9.8.2/src/lib.rs"), "text/x-rust");
+        assert_eq!(media_type("vendor/zip-9.8.2/LICENSE"), "text/plain");
+        assert_eq!(media_type("a/b.bin"), "application/octet-stream");
+    }
+
+    #[test]
+    fn inputs_name_their_source_and_everything_else_its_folder() {
+        assert!(role("src/main.rs", None).contains("program"));
+        assert!(role("published/pairs.csv", None).contains("published"));
+        assert!(role(INVENTORY, None).contains("every other entry"));
+    }
+}

@@ -1,0 +1,121 @@
+//! Between validation and writing: the author's minisign signature of `SHA256SUMS`
+//! (`SHA256SUMS.minisig`), made when the build is given the secret key
+//! ([`KEY_VAR`](crate::base::minisign::KEY_VAR)). The signature lists nothing and is listed
+//! nowhere (SHA256SUMS, the bundle and the page are all made before it), so a build without the
+//! key, such as a reader's rebuild, gives every other file byte for byte.
+
+use std::path::PathBuf;
+
+use crate::base::error::{Error, Result};
+use crate::base::minisign::KeyId;
+use crate::dist::Dist;
+use crate::project::config::ArticleConfig;
+
+/// The secret key a build signs with: its file, and its password when it is encrypted.
+#[derive(Clone)]
+pub struct SigningKey {
+    pub path: PathBuf,
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the password.
+        write!(f, "SigningKey({})", self.path.display())
+    }
+}
+
+/// What the build did about the signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Signed(KeyId),
+    /// No key given; `declared` is the key the settings name, if any.
+    Unsigned {
+        declared: Option<KeyId>,
+    },
+}
+
+/// The trusted comment of the article's signature: what is signed, and where it is published.
+pub fn trusted_comment(config: &ArticleConfig) -> String {
+    format!(
+        "SHA256SUMS of \"{}\" {}",
+        config.title, config.canonical_url
+    )
+}
+
+/// Signs `dist`'s SHA256SUMS with `key`, when given, adding `SHA256SUMS.minisig`. The key must
+/// be the one the settings declare.
+pub fn sign(dist: &mut Dist, config: &ArticleConfig, key: Option<&SigningKey>) -> Result<Outcome> {
+    let declared = config.public_key();
+    let Some(key) = key else {
+        return Ok(Outcome::Unsigned {
+            declared: declared.map(|k| k.id()),
+        });
+    };
+    sign_with(dist, config, key, declared)
+}
+
+#[cfg(not(feature = "sign"))]
+fn sign_with(
+    _: &mut Dist,
+    _: &ArticleConfig,
+    key: &SigningKey,
+    _: Option<crate::base::minisign::PublicKey>,
+) -> Result<Outcome> {
+    Err(Error::Signing {
+        file: key.path.display().to_string(),
+        message: format!(
+            "{} names a key, but this program was built without signing: run it with `cargo run --release --features sign`",
+            crate::base::minisign::KEY_VAR
+        ),
+    })
+}
+
+#[cfg(feature = "sign")]
+fn sign_with(
+    dist: &mut Dist,
+    config: &ArticleConfig,
+    key: &SigningKey,
+    declared: Option<crate::base::minisign::PublicKey>,
+) -> Result<Outcome> {
+    use crate::base::layout::OutputFile;
+    use crate::base::minisign::signing::{SecretKey, MAX_KEY_FILE};
+    use crate::project::config::CONFIG_PATH;
+    let file = key.path.display().to_string();
+    let fail = |message: String| Error::Signing {
+        file: file.clone(),
+        message,
+    };
+    let bytes = crate::base::fetch::read_file(&key.path, MAX_KEY_FILE as u64)
+        .map_err(|e| fail(e.to_string()))?
+        .ok_or_else(|| {
+            fail(format!(
+                "larger than {MAX_KEY_FILE} bytes: not a minisign secret key file"
+            ))
+        })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| fail("is not a minisign secret key file (not UTF-8)".into()))?;
+    let secret = SecretKey::parse(&text, key.password.as_deref()).map_err(fail)?;
+    match declared {
+        None => {
+            return Err(fail(format!(
+                "{CONFIG_PATH} declares no public key: add \"signing\": {{ \"public_key\": \"{}\", \"also_published_at\": [\"https://…\"] }} so that the page prints it and `verify` checks against it",
+                secret.public_key().as_str()
+            )))
+        }
+        Some(d) if d != *secret.public_key() => {
+            return Err(fail(format!(
+                "is key {}, but {CONFIG_PATH} declares key {}: sign with that key, or declare this one",
+                secret.id(),
+                d.id()
+            )))
+        }
+        Some(_) => {}
+    }
+    let sums = dist
+        .get(OutputFile::Sums.path())
+        .ok_or_else(|| fail("there is no SHA256SUMS to sign".into()))?;
+    let signature = secret.sign(sums, &trusted_comment(config)).map_err(fail)?;
+    dist.add(OutputFile::Signature.path(), signature.into_bytes())?;
+    Ok(Outcome::Signed(secret.id()))
+}
