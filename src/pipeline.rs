@@ -291,6 +291,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
         &mut built.dist,
         &built.computed.project.config,
         opts.sign.as_ref(),
+        &opts.root,
+        &opts.out,
     )?;
     timings.lap("signature");
     // The bytes read back must equal the validated bytes (which SHA256SUMS lists) before they

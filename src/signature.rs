@@ -4,7 +4,7 @@
 //! nowhere (SHA256SUMS, the bundle and the page are all made before it), so a build without the
 //! key, such as a reader's rebuild, gives every other file byte for byte.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
 use crate::base::minisign::KeyId;
@@ -45,13 +45,36 @@ pub fn trusted_comment(config: &ArticleConfig) -> String {
 
 /// Signs `dist`'s SHA256SUMS with `key`, when given, adding `SHA256SUMS.minisig`. The key must
 /// be the one the settings declare.
-pub fn sign(dist: &mut Dist, config: &ArticleConfig, key: Option<&SigningKey>) -> Result<Outcome> {
+pub fn sign(
+    dist: &mut Dist,
+    config: &ArticleConfig,
+    key: Option<&SigningKey>,
+    root: &Path,
+    out: &Path,
+) -> Result<Outcome> {
     let declared = config.public_key();
     let Some(key) = key else {
         return Ok(Outcome::Unsigned {
             declared: declared.map(|k| k.id()),
         });
     };
+    // The project's files travel in the bundle and the output folder is published: a secret
+    // key in either would be published with the article.
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let at = canonical(&key.path);
+    for (folder, what) in [
+        (root, "the project folder, whose files the bundle carries"),
+        (out, "the output folder, which is published"),
+    ] {
+        if at.starts_with(canonical(folder)) {
+            return Err(Error::Signing {
+                file: key.path.display().to_string(),
+                message: format!(
+                    "the secret key lies inside {what}: keep it outside (e.g. ~/.minisign/), so that it is never published"
+                ),
+            });
+        }
+    }
     sign_with(dist, config, key, declared)
 }
 

@@ -94,6 +94,8 @@ pub enum Refusal {
     Malformed(String),
     /// Made by another key than the expected one.
     OtherKey { signed_by: KeyId, expected: KeyId },
+    /// A legacy signature of the file itself rather than of its BLAKE2b-512 (`minisign -l`).
+    Legacy,
     /// By the expected key, but not of these bytes (or its trusted comment was changed).
     NoMatch,
 }
@@ -108,6 +110,10 @@ impl fmt::Display for Refusal {
             } => write!(
                 f,
                 "signed by key {signed_by}, not by the article's key {expected}"
+            ),
+            Refusal::Legacy => write!(
+                f,
+                "a legacy minisign signature (made with -l, of the file rather than its hash); the article's signatures are prehashed, as minisign 0.8 and later make them"
             ),
             Refusal::NoMatch => write!(
                 f,
@@ -130,15 +136,19 @@ pub fn verify(key: &PublicKey, signature: &str, data: &[u8]) -> Result<Signed, R
     let sig = minisign_verify::Signature::decode(signature)
         .map_err(|e| Refusal::Malformed(e.to_string()))?;
     let line = signature.lines().nth(1).unwrap_or_default();
-    let signed_by = decode(line, SIGNATURE_BYTES)
+    let raw = decode(line, SIGNATURE_BYTES)
         .filter(|b| b.len() == SIGNATURE_BYTES)
-        .and_then(|b| KeyId::from_bytes(&b[2..]))
+        .ok_or_else(|| Refusal::Malformed("its second line is not a signature".into()))?;
+    let signed_by = KeyId::from_bytes(&raw[2..])
         .ok_or_else(|| Refusal::Malformed("its second line is not a signature".into()))?;
     if signed_by != key.id {
         return Err(Refusal::OtherKey {
             signed_by,
             expected: key.id,
         });
+    }
+    if &raw[..2] == b"Ed" {
+        return Err(Refusal::Legacy);
     }
     key.key
         .verify(data, &sig, false)

@@ -16,7 +16,11 @@ pub fn excerpt(s: &str, max: usize) -> String {
 /// controls that reorder what is shown (U+202E and its kin), and the invisible format characters
 /// (zero-width space and joiners, the byte-order mark, the soft hyphen).
 pub fn is_invisible(c: char) -> bool {
+    // Noncharacters (U+FDD0..U+FDEF and the last two of every plane): YAML and XML readers
+    // refuse them, and a page shows nothing or a replacement mark.
+    let noncharacter = matches!(c, '\u{fdd0}'..='\u{fdef}') || (c as u32) & 0xfffe == 0xfffe;
     c.is_control()
+        || noncharacter
         || matches!(
             c,
             '\u{00ad}'
@@ -284,6 +288,17 @@ mod tests {
     fn invisible_characters_and_combining_marks_are_shown_as_escapes() {
         assert_eq!(escaped("a\nerror: b\u{1b}[31m"), "a\\nerror: b\\u{1b}[31m");
         assert_eq!(escaped("x\u{202e}y\u{200b}z é"), "x\\u{202e}y\\u{200b}z é");
+        // Noncharacters, which YAML and XML readers refuse.
+        for c in [
+            '\u{fdd0}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{1fffe}',
+            '\u{10ffff}',
+        ] {
+            assert!(is_invisible(c), "{c:?}");
+        }
+        assert!(!is_invisible('\u{fffd}'));
         assert_eq!(quoted("B300", 10), "\"B300\"");
         assert_eq!(quoted("a\"b\\c", 10), "\"a\\\"b\\\\c\"");
         // NFC and NFD print apart.

@@ -203,11 +203,18 @@ impl BuildArgs {
         // The author's secret key, from the environment only (never an argument, which shells
         // keep in their history and `ps` shows).
         use scenario_ratios::base::minisign::{KEY_VAR, PASSWORD_VAR};
+        let password = match std::env::var_os(PASSWORD_VAR).filter(|p| !p.is_empty()) {
+            None => None,
+            Some(p) => Some(p.into_string().map_err(|_| scenario_ratios::Error::Usage {
+                context: "build".into(),
+                message: format!("{PASSWORD_VAR} is not valid UTF-8; minisign passwords are text"),
+            })?),
+        };
         options.sign = std::env::var_os(KEY_VAR)
             .filter(|v| !v.is_empty())
             .map(|path| scenario_ratios::signature::SigningKey {
                 path: path.into(),
-                password: std::env::var(PASSWORD_VAR).ok().filter(|p| !p.is_empty()),
+                password,
             });
         if let Some(out) = self.out {
             options.out = out;

@@ -15,9 +15,12 @@ fn quoted(s: &str) -> Result<String> {
     })
 }
 
-/// The author's name as CFF wants a person's: given names, then the family name (the last
-/// word, as BibTeX reads `author = {Given Family}`).
+/// The author's name as CFF wants a person's: given names, then the family name, split as
+/// BibTeX splits `author = {...}`: `Family, Given`, else the last word is the family name.
 fn person(name: &str) -> (String, String) {
+    if let Some((family, given)) = name.split_once(',') {
+        return (given.trim().to_string(), family.trim().to_string());
+    }
     match name.trim().rsplit_once(char::is_whitespace) {
         Some((given, family)) => (given.trim().to_string(), family.to_string()),
         None => (String::new(), name.trim().to_string()),
@@ -81,6 +84,7 @@ mod tests {
     fn names_split_as_bibtex_splits_them() {
         assert_eq!(person("Aryan Putta"), ("Aryan".into(), "Putta".into()));
         assert_eq!(person("Plato"), (String::new(), "Plato".into()));
+        assert_eq!(person("Putta, Aryan"), ("Aryan".into(), "Putta".into()));
     }
 
     #[test]

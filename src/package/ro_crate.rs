@@ -51,11 +51,26 @@ fn media_type(path: &str) -> &'static str {
         (_, "toml") => "application/toml",
         (_, "py") => "text/x-python",
         (_, "ipynb") => "application/x-ipynb+json",
-        (_, "cff") => "application/yaml",
+        (_, "cff" | "yml" | "yaml") => "application/yaml",
+        (_, "js") => "text/javascript",
+        (_, "css") => "text/css",
         (_, "rs") => "text/x-rust",
         (_, "h") | (_, "c") => "text/x-c",
         (_, "txt") | (_, "lock") | (_, "sha256") | (_, "log") => "text/plain",
-        ("LICENSE" | "COPYING" | "README", _) => "text/plain",
+        _ if [
+            "LICENSE",
+            "LICENCE",
+            "COPYING",
+            "README",
+            "NOTICE",
+            "AUTHORS",
+            "COPYRIGHT",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p)) =>
+        {
+            "text/plain"
+        }
         _ => "application/octet-stream",
     }
 }
@@ -311,6 +326,8 @@ mod tests {
         assert_eq!(media_type("published/pairs.csv"), "text/csv");
         assert_eq!(media_type("vendor/zip-9.8.2/src/lib.rs"), "text/x-rust");
         assert_eq!(media_type("vendor/zip-9.8.2/LICENSE"), "text/plain");
+        assert_eq!(media_type("vendor/zip-9.8.2/LICENSE-MIT"), "text/plain");
+        assert_eq!(media_type("templates/serve/reload.js"), "text/javascript");
         assert_eq!(media_type("a/b.bin"), "application/octet-stream");
     }
 

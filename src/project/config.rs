@@ -274,7 +274,7 @@ impl ArticleConfig {
                 .map(|c| (name, c))
         }) {
             return Err(err(format!(
-                "{name} holds U+{:04X}, an invisible or bidirectional control character, which would make the page show something other than its text; remove it",
+                "{name} holds U+{:04X}, an invisible, bidirectional-control or noncharacter code point, which would make the page show something other than its text; remove it",
                 c as u32
             )));
         }

@@ -54,6 +54,10 @@ pub fn verify_path(path: &Path, key: Option<&PublicKey>) -> Report {
     match fs::symlink_metadata(path) {
         Err(e) => report.problem(format!("{}: {e}", path.display())),
         Ok(m) if m.is_dir() => verify_dir(path, key, &mut report),
+        Ok(m) if m.is_file() && key.is_some() => report.problem(format!(
+            "{}: --public-key checks a published folder's SHA256SUMS.minisig; a bundle alone carries no signature: verify the folder holding it and SHA256SUMS",
+            path.display()
+        )),
         Ok(m) if m.is_file() => {
             if let Some(bytes) = read_capped(path, MAX_BUNDLE_BYTES, &mut report) {
                 verify_bundle(&path.display().to_string(), &bytes, &mut report);
@@ -221,12 +225,19 @@ fn check_signature(
         }
     }
     let expected = given.or(declared);
+    // A key read from the folder itself proves only that the folder agrees with itself: a
+    // reader must compare it with the key the author publishes elsewhere.
+    let trust = if given.is_some() {
+        "the key you gave".to_string()
+    } else {
+        "the key the bundle itself declares: compare it with the key the author publishes elsewhere, or give that key with --public-key".to_string()
+    };
     let text = match fs::symlink_metadata(&sig_path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return match expected {
                 None => {
                     report.signature = Some(format!(
-                        "{sums_name}: unsigned (no {sig_name}, and the article declares no key)",
+                        "{sums_name}: unsigned (no {sig_name}, and the bundle declares no key; if the author signs, give the key with --public-key to require the signature)",
                         sums_name = OutputFile::Sums.path()
                     ))
                 }
@@ -255,7 +266,7 @@ fn check_signature(
         Ok(signed) => {
             report.checked += 1;
             report.signature = Some(format!(
-                "{}: signed by key {} (trusted comment: {})",
+                "{}: signed by key {}, {trust} (trusted comment: {})",
                 OutputFile::Sums.path(),
                 signed.key,
                 crate::base::text::excerpt(&signed.trusted_comment, 300)

@@ -157,15 +157,25 @@ fn a_signed_build_is_checked_by_minisign_and_verify_and_every_forgery_is_refused
             .unwrap()
             .to_string()
     };
-    for extra in [&[][..], &["--public-key", public.as_str()][..]] {
+    for (extra, trust) in [
+        (&[][..], "the key the bundle itself declares"),
+        (&["--public-key", public.as_str()][..], "the key you gave"),
+    ] {
         let o = verify(&dist, extra);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
-            out.contains(&format!("SHA256SUMS: signed by key {key_id} ")),
+            out.contains(&format!("SHA256SUMS: signed by key {key_id}, {trust}")),
             "{out}"
         );
     }
+    // A bundle alone carries no signature: a key given for it is refused, not ignored.
+    let o = verify(
+        &dist.join("reproducibility.zip"),
+        &["--public-key", &public],
+    );
+    assert!(!o.status.success());
+    assert_eq!(error_lines(&o).len(), 1, "{}", stderr(&o));
 
     // Signing is deterministic: a second signed build gives the same bytes.
     let o = build(t, &root, "again", Some(&t.join("author.key")));
@@ -247,6 +257,40 @@ fn a_signed_build_is_checked_by_minisign_and_verify_and_every_forgery_is_refused
     let o = verify(&dist, &["--public-key", &other]);
     assert!(!o.status.success());
     assert_eq!(error_lines(&o).len(), 1, "{}", stderr(&o));
+
+    // A legacy signature (of the file, not its hash), which minisign -V still accepts, is
+    // refused by name.
+    let legacy = t.join("legacy");
+    copy_dir(&dist, &legacy);
+    std::fs::remove_file(legacy.join("SHA256SUMS.minisig")).unwrap();
+    let o = minisign()
+        .current_dir(&legacy)
+        .args(["-S", "-l", "-s"])
+        .arg(t.join("author.key"))
+        .args(["-m", "SHA256SUMS"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = verify(&legacy, &[]);
+    assert_eq!(error_lines(&o).len(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("legacy"), "{}", stderr(&o));
+
+    // A secret key kept inside the project would travel in the bundle: refused.
+    std::fs::copy(t.join("author.key"), root.join("content/signing.key")).unwrap();
+    let o = build(
+        t,
+        &root,
+        "key-inside",
+        Some(&root.join("content/signing.key")),
+    );
+    assert!(!o.status.success());
+    assert_eq!(error_lines(&o).len(), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("inside the project folder"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(root.join("content/signing.key")).unwrap();
 
     // The build refuses to sign with a key the settings do not declare.
     let o = build(t, &root, "wrong-key", Some(&t.join("other.key")));
