@@ -1,13 +1,12 @@
 //! The article read as a browser reads it: the tree a spec-compliant parser (html5ever, into
 //! [`super::dom`]) builds tells what could run code, refresh or load something,
 //! the Content-Security-Policy, the ids, the links and the values the prose shows; its tags,
-//! token by token (html5gum, a WHATWG tokenizer), tell whether it closes each element in order
+//! token by token (html5ever's tokenizer), tell whether it closes each element in order
 //! and gives each id once.
 
 use std::collections::BTreeSet;
 
 use html5ever::QualName;
-use html5gum::{Token, Tokenizer};
 
 use super::dom::{Data, Dom};
 use crate::base::layout::OutputFile;
@@ -60,10 +59,6 @@ const LOADING_ELEMENTS: &[&str] = &[
 /// escaped.
 fn shown(name: &str) -> String {
     crate::base::text::excerpt(&name.escape_debug().to_string(), 40)
-}
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A URL as a browser sees it: without leading and trailing spaces and controls, and without
@@ -342,37 +337,30 @@ const SVG_ANIMATIONS: &[&str] = &["animate", "set", "animatemotion", "animatetra
 /// How the page is written, tag by tag: the first element closed out of order or never, and
 /// each `id` given a second time, with their lines of the page.
 fn written_structure(html: &str) -> Vec<String> {
-    let mut emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
-    emitter.naively_switch_states(true);
     let mut ids = BTreeSet::new();
     let mut structure = Vec::new();
     let mut nesting = markup::Nesting::default();
-    for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
-        match token {
-            Token::StartTag(tag) => {
-                let name = lossy(&tag.name).to_ascii_lowercase();
-                nesting.start(&name, tag.self_closing, tag.span.start);
-                let id = tag
-                    .attributes
-                    .iter()
-                    .find(|(k, _)| lossy(k).eq_ignore_ascii_case("id"))
-                    .map(|(_, v)| lossy(v));
-                if let Some(id) = id {
-                    if ids.contains(&id) {
-                        structure.push(format!(
-                            "{} line {}: id {:?} is given a second time",
-                            OutputFile::Article.path(),
-                            markup::line_of(html, tag.span.start),
-                            crate::base::text::excerpt(&id, 80)
-                        ));
-                    }
-                    ids.insert(id);
-                }
+    for tag in markup::tags(html) {
+        if tag.end {
+            nesting.end(&tag.name, tag.at);
+            continue;
+        }
+        nesting.start(&tag.name, tag.self_closing, tag.at);
+        let id = tag
+            .attributes
+            .into_iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("id"))
+            .map(|(_, v)| v);
+        if let Some(id) = id {
+            if ids.contains(&id) {
+                structure.push(format!(
+                    "{} line {}: id {:?} is given a second time",
+                    OutputFile::Article.path(),
+                    markup::line_of(html, tag.at),
+                    crate::base::text::excerpt(&id, 80)
+                ));
             }
-            Token::EndTag(tag) => {
-                nesting.end(&lossy(&tag.name).to_ascii_lowercase(), tag.span.start);
-            }
-            _ => {}
+            ids.insert(id);
         }
     }
     structure.extend(nesting.finish().map(|m| {
