@@ -5,7 +5,13 @@
 //! with it (naming the line of `content/article.md`), and the finished page again by `validate`
 //! (naming the line of `article.html`). Positions are byte offsets the caller turns into lines.
 
-use html5gum::{Token, Tokenizer};
+use std::cell::{Cell, RefCell};
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
 
 /// Elements that have no end tag.
 pub const VOID_ELEMENTS: &[&str] = &[
@@ -98,21 +104,11 @@ impl Nesting {
 
     /// Feeds every tag of the HTML fragment `html`, which starts at byte `base` of the whole.
     pub fn feed(&mut self, html: &str, base: usize) {
-        let mut emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
-        // Inside <style>, <textarea>, <title> and the like, text is text (as a browser reads it).
-        emitter.naively_switch_states(true);
-        for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
-            match token {
-                Token::StartTag(tag) => self.start(
-                    &String::from_utf8_lossy(&tag.name).to_ascii_lowercase(),
-                    tag.self_closing,
-                    base + tag.span.start,
-                ),
-                Token::EndTag(tag) => self.end(
-                    &String::from_utf8_lossy(&tag.name).to_ascii_lowercase(),
-                    base + tag.span.start,
-                ),
-                _ => {}
+        for tag in tags(html) {
+            if tag.end {
+                self.end(&tag.name, base + tag.at);
+            } else {
+                self.start(&tag.name, tag.self_closing, base + tag.at);
             }
         }
     }
@@ -127,6 +123,133 @@ impl Nesting {
                     from: *from,
                 })
         })
+    }
+}
+
+/// A start or end tag of a run of HTML, as a WHATWG tokenizer reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagAt {
+    /// The tag's name, lower-cased (as the tokenizer gives it).
+    pub name: String,
+    /// An end tag (`</name>`).
+    pub end: bool,
+    /// Written `<name/>`.
+    pub self_closing: bool,
+    /// Its attributes in the order written, a repeated one left out.
+    pub attributes: Vec<(String, String)>,
+    /// The byte offset of its `<`.
+    pub at: usize,
+}
+
+/// Every tag of `html`, in order, read as a browser's tokenizer reads it (html5ever's): inside
+/// `<style>`, `<textarea>`, `<title>`, `<script>` and the like, text is text, since after such a
+/// start tag the tokenizer switches to the state its content is read in (as a browser's tree
+/// builder would tell it to; here by the tag's name alone, whatever encloses it).
+pub fn tags(html: &str) -> Vec<TagAt> {
+    let queue = BufferQueue::default();
+    queue.push_back(StrTendril::from_slice(html));
+    let tokenizer = Tokenizer::new(
+        TagSink {
+            html,
+            queue: &queue,
+            read: Cell::new(0),
+            tags: RefCell::new(Vec::new()),
+        },
+        TokenizerOpts::default(),
+    );
+    // The whole input is queued, so the tokenizer reads it all (but for a few characters that
+    // may await what follows, which `end` reads).
+    let _ = tokenizer.feed(&queue);
+    tokenizer.end();
+    tokenizer.sink.tags.into_inner()
+}
+
+/// Collects the tags, each with its offset. html5ever's tokenizer tells no offsets, but it reads
+/// from `queue`, so what is left there tells how far it has read when it hands over a token.
+/// Between two tokens it hands over, the tokenizer reads no tag but the next one's: so a tag
+/// begins at the first `<` and name (`</` and name for an end tag) from where the token
+/// before it was handed over, less the one character the tokenizer may have read ahead and
+/// must read again.
+struct TagSink<'a> {
+    html: &'a str,
+    queue: &'a BufferQueue,
+    /// How far the tokenizer had read when it handed over the last token (parse errors aside).
+    read: Cell<usize>,
+    tags: RefCell<Vec<TagAt>>,
+}
+
+impl TagSink<'_> {
+    /// How many bytes of the input the tokenizer has read so far.
+    fn read_so_far(&self) -> usize {
+        let left = self.queue.clone();
+        let mut unread = 0;
+        while let Some(chunk) = left.pop_front() {
+            unread += chunk.len();
+        }
+        self.html.len().saturating_sub(unread)
+    }
+
+    /// The offset of the `<` that begins a tag, the tokenizer having read up to `from` when it
+    /// handed over the token before: the first `<` and letter (`</` and letter for an end tag)
+    /// from `from` less one on.
+    fn tag_start(&self, from: usize, end: bool) -> usize {
+        let bytes = self.html.as_bytes();
+        let starts_tag = |i: usize| {
+            let name = if end {
+                if bytes.get(i + 1) != Some(&b'/') {
+                    return false;
+                }
+                i + 2
+            } else {
+                i + 1
+            };
+            bytes[i] == b'<' && bytes.get(name).is_some_and(u8::is_ascii_alphabetic)
+        };
+        (from.saturating_sub(1)..bytes.len())
+            .find(|&i| starts_tag(i))
+            .unwrap_or(from)
+    }
+}
+
+impl TokenSink for TagSink<'_> {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut next = TokenSinkResult::Continue;
+        match token {
+            Token::ParseError(_) => return next,
+            Token::TagToken(tag) => {
+                let end = tag.kind == TagKind::EndTag;
+                let name = tag.name.to_string();
+                if !end {
+                    // The list html5gum, the tokenizer used before, switched by (`noframe` so
+                    // spelled there): the markup checked stays read as it was.
+                    next = match &*name {
+                        "textarea" | "title" => TokenSinkResult::RawData(RawKind::Rcdata),
+                        "plaintext" => TokenSinkResult::Plaintext,
+                        "script" => TokenSinkResult::RawData(RawKind::ScriptData),
+                        "style" | "iframe" | "xmp" | "noembed" | "noframe" | "noscript" => {
+                            TokenSinkResult::RawData(RawKind::Rawtext)
+                        }
+                        _ => TokenSinkResult::Continue,
+                    };
+                }
+                self.tags.borrow_mut().push(TagAt {
+                    at: self.tag_start(self.read.get(), end),
+                    name,
+                    end,
+                    self_closing: tag.self_closing,
+                    attributes: tag
+                        .attrs
+                        .into_iter()
+                        .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                        .collect(),
+                });
+            }
+            _ => {}
+        }
+        self.read.set(self.read_so_far());
+        next
     }
 }
 
@@ -197,6 +320,32 @@ mod tests {
             check("<style>a::after{content:\"<b>\"}</style><textarea><p></textarea>"),
             None
         );
+    }
+
+    /// Every tag at its `<`, however what comes before it was read: a `<` read twice, a `</>`
+    /// dropped, a character reference, a `<` inside a value, raw text, a comment.
+    #[test]
+    fn each_tag_is_placed_at_its_less_than_sign() {
+        let at = |html: &str| -> Vec<(String, usize)> {
+            tags(html)
+                .into_iter()
+                .map(|t| (format!("{}{}", if t.end { "/" } else { "" }, t.name), t.at))
+                .collect()
+        };
+        let expect = |v: &[(&str, usize)]| -> Vec<(String, usize)> {
+            v.iter().map(|(n, a)| (n.to_string(), *a)).collect()
+        };
+        assert_eq!(at("a<<p>x</p>"), expect(&[("p", 2), ("/p", 6)]));
+        assert_eq!(
+            at("<p title=\"<b>\" id='</i>'>x</P >"),
+            expect(&[("p", 0), ("/p", 26)])
+        );
+        assert_eq!(at("</><i>&amp<b>"), expect(&[("i", 3), ("b", 10)]));
+        assert_eq!(
+            at("<style>x</b><i></style\r\n><!--<a>--><u>"),
+            expect(&[("style", 0), ("/style", 15), ("u", 35)])
+        );
+        assert_eq!(at("é<b\n id=\"é\"\n>"), expect(&[("b", 2)]));
     }
 
     #[test]

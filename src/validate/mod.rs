@@ -19,6 +19,7 @@ use crate::base::layout::{OutputFile, INVENTORY};
 use crate::dist::Dist;
 use crate::package::inventory::{self, Discrepancy};
 
+mod dom;
 pub mod page;
 pub mod report;
 

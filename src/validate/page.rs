@@ -1,12 +1,14 @@
-//! The article read as a browser reads it: the tree a spec-compliant parser (html5ever, through
-//! scraper) builds tells what could run code, refresh or load something, the Content-Security-
-//! Policy, the ids, the links and the values the prose shows; its tags, token by token (html5gum,
-//! a WHATWG tokenizer), tell whether it closes each element in order and gives each id once.
+//! The article read as a browser reads it: the tree a spec-compliant parser (html5ever, into
+//! [`super::dom`]) builds tells what could run code, refresh or load something,
+//! the Content-Security-Policy, the ids, the links and the values the prose shows; its tags,
+//! token by token (html5ever's tokenizer), tell whether it closes each element in order
+//! and gives each id once.
 
 use std::collections::BTreeSet;
 
-use html5gum::{Token, Tokenizer};
+use html5ever::QualName;
 
+use super::dom::{Data, Dom};
 use crate::base::layout::OutputFile;
 use crate::base::markup;
 
@@ -57,10 +59,6 @@ const LOADING_ELEMENTS: &[&str] = &[
 /// escaped.
 fn shown(name: &str) -> String {
     crate::base::text::excerpt(&name.escape_debug().to_string(), 40)
-}
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A URL as a browser sees it: without leading and trailing spaces and controls, and without
@@ -179,24 +177,21 @@ pub fn page_problems(html: &str) -> Vec<String> {
 /// its tags, token by token, since a tree has already mended what was written.
 pub fn scan(html: &str) -> PageScan {
     let structure = written_structure(html);
-    let doc = scraper::Html::parse_document(html);
+    let dom = Dom::parse(html);
     let mut page = PageScan {
         structure,
         ..PageScan::default()
     };
-    for node in doc.tree.root().descendants() {
-        let Some(element) = scraper::ElementRef::wrap(node) else {
-            continue;
-        };
-        inspect(element, &mut page);
+    for node in dom.descendants(0) {
+        inspect(&dom, node, &mut page);
     }
     page
 }
 
 /// The namespace of an element, for a problem line: SVG and MathML elements are named so.
-fn qualified(element: &scraper::node::Element) -> String {
-    let name = shown(&element.name().to_ascii_lowercase());
-    match &*element.name.ns {
+fn qualified(element: &QualName) -> String {
+    let name = shown(&str::to_ascii_lowercase(&element.local));
+    match &*element.ns {
         "http://www.w3.org/2000/svg" => format!("svg:{name}"),
         "http://www.w3.org/1998/Math/MathML" => format!("math:{name}"),
         _ => name,
@@ -205,20 +200,26 @@ fn qualified(element: &scraper::node::Element) -> String {
 
 /// One element of the tree: what it could run, refresh or load, and what it holds for the
 /// other checks.
-fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
-    let element = node.value();
-    let html_ns = &*element.name.ns == "http://www.w3.org/1999/xhtml";
-    let svg_ns = &*element.name.ns == "http://www.w3.org/2000/svg";
-    let name = element.name().to_ascii_lowercase();
+fn inspect(dom: &Dom, node: usize, page: &mut PageScan) {
+    let Data::Element {
+        name: element,
+        attrs,
+    } = &dom.nodes[node].data
+    else {
+        return;
+    };
+    let html_ns = &*element.ns == "http://www.w3.org/1999/xhtml";
+    let svg_ns = &*element.ns == "http://www.w3.org/2000/svg";
+    let name = str::to_ascii_lowercase(&element.local);
     let qname = qualified(element);
     let problems = &mut page.problems;
     let attr = |n: &str| {
-        element
-            .attrs()
-            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+        attrs
+            .iter()
+            .find(|(k, _)| str::eq_ignore_ascii_case(&k.local, n))
             .map(|(_, v)| v.to_string())
     };
-    let text = || node.text().collect::<String>();
+    let text = || dom.text(node);
     if let Some(id) = attr("id") {
         page.ids.insert(id);
     }
@@ -230,8 +231,9 @@ fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
             page.values.push((value, text()));
         }
     }
-    for (key, value) in element.attrs() {
-        let key = key.to_ascii_lowercase();
+    // Each attribute by its local name: `xlink:href` on an SVG element is `href`.
+    for (key, value) in attrs {
+        let key = str::to_ascii_lowercase(&key.local);
         if key.starts_with("on") {
             problems.push(format!(
                 "<{qname}> has an event-handler attribute `{}`",
@@ -286,10 +288,9 @@ fn inspect(node: scraper::ElementRef<'_>, page: &mut PageScan) {
                 problems.push("<meta http-equiv=refresh> would navigate away".into());
             }
             if equiv.trim().eq_ignore_ascii_case("content-security-policy") {
-                let in_head = node
-                    .parent()
-                    .and_then(scraper::ElementRef::wrap)
-                    .is_some_and(|p| p.value().name() == "head");
+                let in_head = dom.nodes[node].parent.is_some_and(|p| {
+                    matches!(&dom.nodes[p].data, Data::Element { name, .. } if &*name.local == "head")
+                });
                 if in_head {
                     page.policies.push(attr("content").unwrap_or_default());
                 } else {
@@ -336,37 +337,30 @@ const SVG_ANIMATIONS: &[&str] = &["animate", "set", "animatemotion", "animatetra
 /// How the page is written, tag by tag: the first element closed out of order or never, and
 /// each `id` given a second time, with their lines of the page.
 fn written_structure(html: &str) -> Vec<String> {
-    let mut emitter = html5gum::emitters::default::DefaultEmitter::<usize>::new_with_span();
-    emitter.naively_switch_states(true);
     let mut ids = BTreeSet::new();
     let mut structure = Vec::new();
     let mut nesting = markup::Nesting::default();
-    for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
-        match token {
-            Token::StartTag(tag) => {
-                let name = lossy(&tag.name).to_ascii_lowercase();
-                nesting.start(&name, tag.self_closing, tag.span.start);
-                let id = tag
-                    .attributes
-                    .iter()
-                    .find(|(k, _)| lossy(k).eq_ignore_ascii_case("id"))
-                    .map(|(_, v)| lossy(v));
-                if let Some(id) = id {
-                    if ids.contains(&id) {
-                        structure.push(format!(
-                            "{} line {}: id {:?} is given a second time",
-                            OutputFile::Article.path(),
-                            markup::line_of(html, tag.span.start),
-                            crate::base::text::excerpt(&id, 80)
-                        ));
-                    }
-                    ids.insert(id);
-                }
+    for tag in markup::tags(html) {
+        if tag.end {
+            nesting.end(&tag.name, tag.at);
+            continue;
+        }
+        nesting.start(&tag.name, tag.self_closing, tag.at);
+        let id = tag
+            .attributes
+            .into_iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("id"))
+            .map(|(_, v)| v);
+        if let Some(id) = id {
+            if ids.contains(&id) {
+                structure.push(format!(
+                    "{} line {}: id {:?} is given a second time",
+                    OutputFile::Article.path(),
+                    markup::line_of(html, tag.at),
+                    crate::base::text::excerpt(&id, 80)
+                ));
             }
-            Token::EndTag(tag) => {
-                nesting.end(&lossy(&tag.name).to_ascii_lowercase(), tag.span.start);
-            }
-            _ => {}
+            ids.insert(id);
         }
     }
     structure.extend(nesting.finish().map(|m| {

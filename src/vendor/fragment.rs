@@ -93,9 +93,11 @@ pub fn fragment(
     // order), so the fragment is sorted without holding every unpacked crate at once.
     let mut crates = crates;
     crates.sort_by_key(|c| c.dir());
+    // Level 6: miniz_oxide's level 9 takes about 1.5 s more of a core on the first build for
+    // 41 kB less, and its level 6 already packs tighter than zlib-rs's level 9 did.
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(9))
+        .compression_level(Some(6))
         .last_modified_time(time)
         .unix_permissions(0o644);
     let fail = |e: String| Error::Bundle {
