@@ -12,7 +12,7 @@ mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -91,18 +91,6 @@ fn real_dist() -> &'static (tempfile::TempDir, PathBuf) {
     })
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let target = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
 fn base(name: &str) -> Vec<u8> {
     std::fs::read(support::fixture("base").join(name)).unwrap()
 }
@@ -157,7 +145,7 @@ proptest! {
         let (_, dist) = real_dist();
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("dist");
-        copy_dir(dist, &out);
+        support::copy_tree(dist, &out);
         let zip_path = out.join("reproducibility.zip");
         let mut zip = std::fs::read(&zip_path).unwrap();
         for &(pos, action, value, near_end) in &zip_edits {

@@ -92,15 +92,7 @@ impl Sandbox {
     /// A build on the real mirror, copied under `mirror/` and changed by `edit` first.
     fn build_real_mirror(&self, edit: impl FnOnce(&Path)) -> Output {
         let m = self.tmp.join("mirror");
-        for e in walkdir::WalkDir::new(support::mirror()) {
-            let e = e.unwrap();
-            let target = m.join(e.path().strip_prefix(support::mirror()).unwrap());
-            if e.file_type().is_dir() {
-                std::fs::create_dir_all(&target).unwrap();
-            } else {
-                std::fs::copy(e.path(), &target).unwrap();
-            }
-        }
+        support::copy_tree(&support::mirror(), &m);
         edit(&m);
         self.build(&["--mirror", "mirror"])
     }

@@ -192,15 +192,7 @@ fn a_corrupt_mirror_file_stops_the_build_and_keeps_dist() {
     let before = snapshot(&out);
 
     let bad = tmp.path().join("mirror");
-    for e in walkdir::WalkDir::new(mirror()) {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(mirror()).unwrap();
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(bad.join(rel)).unwrap();
-        } else {
-            std::fs::copy(e.path(), bad.join(rel)).unwrap();
-        }
-    }
+    support::copy_tree(&mirror(), &bad);
     let json = bad.join("mlcommons/inference_results_v6.1/summary.json");
     let mut bytes = std::fs::read(&json).unwrap();
     bytes[1000] ^= 0x20;

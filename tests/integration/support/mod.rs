@@ -107,21 +107,31 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// A copy of the file or folder `from` at `to`, folders made as needed.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        // `from` itself (a file, when it is one) goes to `to`, not to `to/`.
+        let target = if rel.as_os_str().is_empty() {
+            to.to_path_buf()
+        } else {
+            to.join(rel)
+        };
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
 /// A copy of the project's own files (what a build reads and bundles) under `dir/project`.
 pub fn project_copy(dir: &Path) -> PathBuf {
     let to = dir.join("project");
     for top in scenario_ratios::base::layout::SOURCE_PATHS {
-        let from = root().join(top);
-        for e in walkdir::WalkDir::new(&from) {
-            let e = e.unwrap();
-            let target = to.join(e.path().strip_prefix(root()).unwrap());
-            if e.file_type().is_dir() {
-                std::fs::create_dir_all(&target).unwrap();
-            } else {
-                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-                std::fs::copy(e.path(), &target).unwrap();
-            }
-        }
+        copy_tree(&root().join(top), &to.join(top));
     }
     to
 }
