@@ -144,7 +144,7 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
     let sums_size: usize = published
         .iter()
         .filter(|f| **f != OutputFile::Sums)
-        .map(|f| 64 + 2 + f.path().len() + 1)
+        .map(|f| crate::base::sums::line_len(f.path()))
         .sum();
     published
         .iter()

@@ -6,6 +6,12 @@ use crate::base::digest::HexDigest;
 use crate::base::layout::is_safe_relative;
 use crate::base::text::quoted;
 
+/// The length in bytes of the listing's line for `path` (64 hex digits, two spaces, the path,
+/// a newline): a listing's size is known before the digests are.
+pub fn line_len(path: &str) -> usize {
+    64 + 2 + path.len() + 1
+}
+
 /// The sha256sum-format listing of `files` (sorted by path).
 pub fn sums<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
     let digests: Vec<(&str, HexDigest)> = files
@@ -81,6 +87,14 @@ pub fn parse_sums(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_as_long_as_the_listing_writes_it() {
+        let d = HexDigest::sha256(b"x");
+        for path in ["a", "published/pairs.csv"] {
+            assert_eq!(line_len(path), sums_listing([(path, &d)]).len());
+        }
+    }
 
     #[test]
     fn malformed_listings_are_refused_line_by_line() {

@@ -173,7 +173,7 @@ pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
             if let Some(v) = &vendor {
                 files.extend(vendored_files(v)?);
             }
-            let line = |path: &str| (64 + 2 + path.len() + 1) as u64;
+            let line = |path: &str| crate::base::sums::line_len(path) as u64;
             let inventory_size = staged.files.iter().map(|f| line(&f.path)).sum::<u64>()
                 + line(RO_CRATE)
                 + vendor_listing.len() as u64;

@@ -68,10 +68,8 @@ pub(super) fn verify_bundle(name: &str, bytes: &[u8], report: &mut Report) -> Op
     let at = |rel: &str| format!("{root}{rel}");
 
     // The inventory lists every other entry with its SHA-256.
-    match kept.get(&at(INVENTORY)).map(|b| std::str::from_utf8(b)) {
-        None => report.problem(format!("{name}: no {} entry", at(INVENTORY))),
-        Some(Err(_)) => report.problem(format!("{name}: {} is not UTF-8", at(INVENTORY))),
-        Some(Ok(text)) => match parse_sums(&format!("{name}: {}", at(INVENTORY)), text) {
+    if let Some(text) = kept_text(name, &kept, &at(INVENTORY), report) {
+        match parse_sums(&format!("{name}: {}", at(INVENTORY)), text) {
             Err(problems) => report.problems.extend(problems),
             Ok(listed) => {
                 let entries: BTreeMap<&str, Option<&HexDigest>> =
@@ -99,30 +97,17 @@ pub(super) fn verify_bundle(name: &str, bytes: &[u8], report: &mut Report) -> Op
                     report.checked += hashes.len();
                 }
             }
-        },
+        }
     }
 
     check_inputs(name, &kept, &at, report);
     check_description(name, &kept, &hashes, &sizes, &at, report);
 
-    let config = match kept.get(&at(CONFIG_PATH)).map(|b| std::str::from_utf8(b)) {
-        None => {
-            report.problem(format!("{name}: no {} entry", at(CONFIG_PATH)));
-            None
-        }
-        Some(Err(_)) => {
-            report.problem(format!("{name}: {} is not UTF-8", at(CONFIG_PATH)));
-            None
-        }
-        Some(Ok(text)) => match ArticleConfig::parse(&format!("{name}: {}", at(CONFIG_PATH)), text)
-        {
-            Ok(c) => Some(c),
-            Err(e) => {
-                report.problem(e.to_string());
-                None
-            }
-        },
-    };
+    let config = kept_text(name, &kept, &at(CONFIG_PATH), report).and_then(|text| {
+        ArticleConfig::parse(&format!("{name}: {}", at(CONFIG_PATH)), text)
+            .map_err(|e| report.problem(e.to_string()))
+            .ok()
+    });
     Some(Read { hashes, config })
 }
 
@@ -183,6 +168,21 @@ fn check_description(
     }
 }
 
+/// The kept entry `entry` as text; a problem line when the bundle has none or it is not UTF-8.
+fn kept_text<'k>(
+    name: &str,
+    kept: &'k BTreeMap<String, Vec<u8>>,
+    entry: &str,
+    report: &mut Report,
+) -> Option<&'k str> {
+    match kept.get(entry).map(|b| std::str::from_utf8(b)) {
+        None => report.problem(format!("{name}: no {entry} entry")),
+        Some(Err(_)) => report.problem(format!("{name}: {entry} is not UTF-8")),
+        Some(Ok(text)) => return Some(text),
+    }
+    None
+}
+
 /// Every bundled input matches the pins of the bundled manifest; provenance.json records exactly
 /// those inputs with the same facts; nothing else sits among the inputs.
 fn check_inputs(
@@ -191,13 +191,12 @@ fn check_inputs(
     at: &dyn Fn(&str) -> String,
     report: &mut Report,
 ) {
-    let manifest = match kept.get(&at(MANIFEST)).map(|b| std::str::from_utf8(b)) {
-        None => return report.problem(format!("{name}: no {} entry", at(MANIFEST))),
-        Some(Err(_)) => return report.problem(format!("{name}: {} is not UTF-8", at(MANIFEST))),
-        Some(Ok(text)) => match InputManifest::parse(&format!("{name}: {}", at(MANIFEST)), text) {
-            Ok(m) => m,
-            Err(e) => return report.problem(e.to_string()),
-        },
+    let Some(text) = kept_text(name, kept, &at(MANIFEST), report) else {
+        return;
+    };
+    let manifest = match InputManifest::parse(&format!("{name}: {}", at(MANIFEST)), text) {
+        Ok(m) => m,
+        Err(e) => return report.problem(e.to_string()),
     };
     let prov_rel = format!("{PUBLISHED_DIR}/{}", OutputFile::Provenance.path());
     let provenance: Option<Provenance> = match kept.get(&at(&prov_rel)) {
