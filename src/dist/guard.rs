@@ -206,14 +206,8 @@ pub(super) fn is_empty_dir(dir: &Path) -> bool {
 mod tests {
     use super::*;
     use crate::base::ownership::marker_text;
+    use crate::dist::tests::project;
     use crate::dist::Dist;
-
-    fn project(base: &Path) -> PathBuf {
-        let root = base.join("project");
-        fs::create_dir_all(root.join("src")).unwrap();
-        fs::write(root.join("Cargo.toml"), b"[package]").unwrap();
-        root
-    }
 
     #[test]
     fn an_output_with_something_added_is_not_replaced() {

@@ -187,8 +187,17 @@ pub fn files_under(dir: &Path) -> Result<Vec<(DistPath, PathBuf)>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A minimal project folder under `base`, for the output guard to recognise (the tests of
+    /// the guard and of the swap use it).
+    pub fn project(base: &Path) -> PathBuf {
+        let root = base.join("project");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("Cargo.toml"), b"[package]").unwrap();
+        root
+    }
 
     #[test]
     fn unsafe_or_repeated_paths_are_refused() {

@@ -336,13 +336,7 @@ fn remove_previous(dir: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use crate::base::ownership::{marker_text, MARKER};
-
-    fn project(base: &Path) -> PathBuf {
-        let root = base.join("project");
-        fs::create_dir_all(root.join("src")).unwrap();
-        fs::write(root.join("Cargo.toml"), b"[package]").unwrap();
-        root
-    }
+    use crate::dist::tests::project;
 
     #[test]
     fn publish_replaces_only_its_own_folder_and_leaves_nothing_beside_it() {

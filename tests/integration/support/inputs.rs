@@ -30,6 +30,27 @@ pub const FIXTURE_LLAMA_LOG_PATH: &str =
 
 /// Lays out a summary pair (and the hand-made Server log) as a mirror under `dir/mirror` and
 /// writes `dir/inputs.json` pinning them.
+/// The two hand-made LoadGen logs every fixture build cites.
+fn hand_made_logs() -> [scenario_ratios::inputs::VerifiedInput; 2] {
+    use scenario_ratios::inputs::InputKind;
+    [
+        verified(
+            "hand-made server log",
+            InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
+            FIXTURE_SERVER_LOG_PATH,
+            FIXTURE_SERVER_LOG.as_bytes(),
+        ),
+        verified(
+            "hand-made llama2 server log",
+            InputKind::LoadgenSummary,
+            "example/inference_results_v6.1",
+            FIXTURE_LLAMA_LOG_PATH,
+            FIXTURE_LLAMA_LOG.as_bytes(),
+        ),
+    ]
+}
+
 pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
     use scenario_ratios::inputs::InputKind;
     let files = [
@@ -47,23 +68,13 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
             "summary.json",
             json,
         ),
-        verified(
-            "hand-made server log",
-            InputKind::LoadgenSummary,
-            "example/inference_results_v6.1",
-            FIXTURE_SERVER_LOG_PATH,
-            FIXTURE_SERVER_LOG.as_bytes(),
-        ),
-        verified(
-            "hand-made llama2 server log",
-            InputKind::LoadgenSummary,
-            "example/inference_results_v6.1",
-            FIXTURE_LLAMA_LOG_PATH,
-            FIXTURE_LLAMA_LOG.as_bytes(),
-        ),
     ];
     // Every build checks the checker facts and the claims against the sources they cite.
-    let files: Vec<_> = files.into_iter().chain(cited_sources()).collect();
+    let files: Vec<_> = files
+        .into_iter()
+        .chain(hand_made_logs())
+        .chain(cited_sources())
+        .collect();
     let mut inputs = Vec::new();
     for f in &files {
         let target = dir.join("mirror").join(&f.pin.repository).join(&f.pin.path);
@@ -172,22 +183,14 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
             "summary.json",
             &std::fs::read(dir.join("summary.json")).unwrap(),
         ),
-        verified(
-            "hand-made server log",
-            InputKind::LoadgenSummary,
-            "example/inference_results_v6.1",
-            FIXTURE_SERVER_LOG_PATH,
-            FIXTURE_SERVER_LOG.as_bytes(),
-        ),
-        verified(
-            "hand-made llama2 server log",
-            InputKind::LoadgenSummary,
-            "example/inference_results_v6.1",
-            FIXTURE_LLAMA_LOG_PATH,
-            FIXTURE_LLAMA_LOG.as_bytes(),
-        ),
     ];
-    inputs_of(files.into_iter().chain(cited_sources()).collect())
+    inputs_of(
+        files
+            .into_iter()
+            .chain(hand_made_logs())
+            .chain(cited_sources())
+            .collect(),
+    )
 }
 
 /// Inputs whose manifest pins exactly `files`.
