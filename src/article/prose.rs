@@ -34,6 +34,12 @@ pub const CONTENTS_BLOCK: &str = "contents";
 /// Where the contents go in the rendered prose, until the headings are known.
 pub const CONTENTS_MARKER: &str = "<!-- scenario-ratios: contents -->";
 
+/// The blocks filled in after the prose is rendered, each with the marker it is filled in at.
+const ONCE: [(&str, &str); 2] = [
+    (CONTENTS_BLOCK, CONTENTS_MARKER),
+    (NOTES_BLOCK, NOTES_MARKER),
+];
+
 /// The prose as HTML, with the claims it cites in the order of their first citation (the notes'
 /// numbers); the notes themselves stand at [`NOTES_MARKER`], when the prose places them.
 #[derive(Debug)]
@@ -233,8 +239,8 @@ pub fn render_prose(
         notes,
         cited: Vec::new(),
     };
-    let mut notes_placed = false;
-    let mut contents_placed = false;
+    // The blocks of [`ONCE`] placed so far.
+    let mut placed_once = BTreeSet::new();
     // The id of the heading being rendered, for the link to it that ends the heading.
     let mut heading: Option<String> = None;
     let lines = Lines::of(markdown);
@@ -275,38 +281,21 @@ pub fn render_prose(
                 .map(str::trim)
                 .and_then(|s| s.strip_prefix("block:"))
             {
-                if name == CONTENTS_BLOCK {
-                    if contents_placed {
+                // The contents and the notes are made from the whole rendered prose (its
+                // headings, the citations' numbers): placed as a marker paragraph, which passes
+                // the sanitiser, and filled in afterwards. Each stands once.
+                if let Some(&(_, fill)) = ONCE.iter().find(|(block, _)| *block == name) {
+                    if !placed_once.insert(name) {
                         return Err(err_at(
                             line,
-                            "{{block:contents}} is placed twice; the contents stand once",
+                            format!("{{{{block:{name}}}}} is placed twice; the {name} stand once"),
                         ));
                     }
-                    contents_placed = true;
-                    // Filled in once the whole prose is rendered, from its headings.
                     out.push(Event::Html(CowStr::from(format!(
                         "<p>{marker}{}</p>\n",
                         placed.len()
                     ))));
-                    placed.push(CONTENTS_MARKER);
-                    i += 3;
-                    continue;
-                }
-                if name == NOTES_BLOCK {
-                    if notes_placed {
-                        return Err(err_at(
-                            line,
-                            "{{block:notes}} is placed twice; the notes stand once",
-                        ));
-                    }
-                    notes_placed = true;
-                    // Placed as a block, so it passes the sanitiser; the notes, numbered by the
-                    // citations, replace it once the whole prose is rendered.
-                    out.push(Event::Html(CowStr::from(format!(
-                        "<p>{marker}{}</p>\n",
-                        placed.len()
-                    ))));
-                    placed.push(NOTES_MARKER);
+                    placed.push(fill);
                     i += 3;
                     continue;
                 }
@@ -453,7 +442,7 @@ pub fn render_prose(
             ),
         });
     }
-    if !citations.cited.is_empty() && !notes_placed {
+    if !citations.cited.is_empty() && !placed_once.contains(NOTES_BLOCK) {
         return Err(err(
             "the prose cites claims but never places their notes; add {{block:notes}}",
         ));
