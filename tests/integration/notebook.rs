@@ -66,19 +66,11 @@ fn run_script(folder: &Path) -> Output {
 fn nbval_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
-        let python = std::env::var_os("SCENARIO_RATIOS_NBVAL_PYTHON")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| "python3".into());
-        let probe = Command::new(&python)
-            .args(["-c", "import nbval, ipykernel, pytest"])
-            .output();
-        assert!(
-            probe.is_ok_and(|o| o.status.success()),
-            "{} cannot import nbval, ipykernel and pytest: install tests/notebook/requirements.txt \
-             (scripts/test does, into target/notebook-venv) or set SCENARIO_RATIOS_NBVAL_PYTHON",
-            python.display()
-        );
-        python
+        support::python_with(
+            "SCENARIO_RATIOS_NBVAL_PYTHON",
+            &["nbval", "ipykernel", "pytest"],
+            "install tests/notebook/requirements.txt (scripts/test does, into target/notebook-venv)",
+        )
     })
 }
 

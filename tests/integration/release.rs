@@ -386,20 +386,12 @@ fn the_ro_crate_describes_every_file_of_the_bundle_with_its_true_size_and_sha256
 fn release_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
-        let python = std::env::var_os("SCENARIO_RATIOS_RELEASE_PYTHON")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| "python3".into());
-        let probe = Command::new(&python)
-            .args(["-c", "import cffconvert, rocrate, rocrate_validator"])
-            .output();
-        assert!(
-            probe.is_ok_and(|o| o.status.success()),
-            "{} cannot import cffconvert, rocrate and rocrate_validator: install \
-             tests/release/requirements.txt and run tests/release/seed_context.py (scripts/test \
-             does, into target/release-venv) or set SCENARIO_RATIOS_RELEASE_PYTHON",
-            python.display()
-        );
-        python
+        support::python_with(
+            "SCENARIO_RATIOS_RELEASE_PYTHON",
+            &["cffconvert", "rocrate", "rocrate_validator"],
+            "install tests/release/requirements.txt and run tests/release/seed_context.py \
+             (scripts/test does, into target/release-venv)",
+        )
     })
 }
 

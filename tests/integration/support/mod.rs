@@ -107,6 +107,25 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// The Python interpreter named by the environment variable `var` (else `python3`), checked to
+/// import every module of `modules`; the failure says how to get them (`setup`, which
+/// scripts/test runs) and which variable names another interpreter.
+pub fn python_with(var: &str, modules: &[&str], setup: &str) -> PathBuf {
+    let python = std::env::var_os(var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "python3".into());
+    let probe = Command::new(&python)
+        .args(["-c", &format!("import {}", modules.join(", "))])
+        .output();
+    assert!(
+        probe.is_ok_and(|o| o.status.success()),
+        "{} cannot import {}: {setup} or set {var}",
+        python.display(),
+        modules.join(", ")
+    );
+    python
+}
+
 /// A copy of the file or folder `from` at `to`, folders made as needed.
 pub fn copy_tree(from: &Path, to: &Path) {
     for e in walkdir::WalkDir::new(from) {
