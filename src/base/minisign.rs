@@ -171,7 +171,6 @@ pub mod signing {
 
     /// A secret key, decrypted, with its public half.
     pub struct SecretKey {
-        id: [u8; 8],
         key: ed25519_compact::SecretKey,
         public: PublicKey,
     }
@@ -220,7 +219,6 @@ pub mod signing {
             public.extend_from_slice(key.public_key().as_ref());
             let text = Base64::encode_to_string(&public).map_err(|e| e.to_string())?;
             Ok(SecretKey {
-                id: id.try_into().map_err(|_| "holds no key id")?,
                 key,
                 public: PublicKey::parse(&text)?,
             })
@@ -245,7 +243,7 @@ pub mod signing {
             let sig = self.key.sign(prehash, None);
             let mut line = Vec::with_capacity(74);
             line.extend_from_slice(b"ED");
-            line.extend_from_slice(&self.id);
+            line.extend_from_slice(&self.id().0.to_le_bytes());
             line.extend_from_slice(sig.as_ref());
             let mut global = sig.as_ref().to_vec();
             global.extend_from_slice(trusted_comment.as_bytes());
