@@ -100,6 +100,9 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
         inputs,
         &project.facts,
     )?;
+    project
+        .claims
+        .check_inputs(&project.manifest, |pin| project.facts.source.is(pin))?;
     let notes = project.claims.check(inputs)?;
     Ok(Computed {
         project,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::error::{Error, Result};
 use crate::base::text::excerpt;
-use crate::inputs::{InputManifest, Inputs, PinnedInput};
+use crate::inputs::{InputKind, InputManifest, Inputs, PinnedInput};
 
 /// Where the register lives in the project.
 pub const CLAIMS_PATH: &str = "sources/claims.json";
@@ -162,8 +162,14 @@ impl ClaimRegister {
             .collect()
     }
 
-    /// Checks that every claim names a pinned input of `manifest` (before the inputs are read).
-    pub fn check_inputs(&self, manifest: &InputManifest) -> Result<()> {
+    /// Checks that every claim names a pinned input of `manifest`, and that every pinned source
+    /// backs something: a claim, or the checker facts (`backs_facts`). A source pinned for
+    /// nothing would be listed on the page as evidence of no sentence.
+    pub fn check_inputs(
+        &self,
+        manifest: &InputManifest,
+        backs_facts: impl Fn(&PinnedInput) -> bool,
+    ) -> Result<()> {
         for c in &self.claims {
             if !manifest.inputs.iter().any(|p| p.name == c.input) {
                 return Err(err(format!(
@@ -174,7 +180,17 @@ impl ClaimRegister {
                 )));
             }
         }
-        Ok(())
+        let unused = manifest
+            .of_kind(InputKind::Source)
+            .find(|p| !backs_facts(p) && !self.claims.iter().any(|c| c.input == p.name));
+        match unused {
+            Some(p) => Err(err(format!(
+                "the source {:?} pinned in {} backs no claim and no checker fact: cite it in a claim or unpin it",
+                excerpt(&p.name, 80),
+                crate::inputs::MANIFEST_PATH
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -324,6 +340,44 @@ mod tests {
             lines,
             words: words.iter().map(|w| w.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn every_pinned_source_must_back_a_claim_or_the_facts() {
+        let mut readme = pin();
+        readme.name = "readme".into();
+        readme.local = "r.md".into();
+        let manifest = InputManifest {
+            about: String::new(),
+            source_date: "2026-12-01T00:00:00Z".into(),
+            inputs: vec![pin(), readme],
+        };
+        let register = ClaimRegister {
+            about: String::new(),
+            claims: vec![claim([2, 2], &["x"])],
+        };
+        let e = register
+            .check_inputs(&manifest, |_| false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("\"readme\"") && e.contains("backs no claim"),
+            "{e}"
+        );
+        register
+            .check_inputs(&manifest, |p| p.name == "readme")
+            .unwrap();
+        // A claim naming an input the manifest does not pin.
+        let mut stray = claim([2, 2], &["x"]);
+        stray.input = "gone".into();
+        let e = ClaimRegister {
+            about: String::new(),
+            claims: vec![stray],
+        }
+        .check_inputs(&manifest, |_| true)
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("\"gone\" is not pinned"), "{e}");
     }
 
     #[test]
