@@ -13,6 +13,11 @@ pub fn run(args: InputArgs) -> scenario_ratios::Result<()> {
         &computed.highlights,
         &computed.project.manifest,
     )?;
-    print!("{text}");
+    // A terminal's prompt starts on a line of its own.
+    if text.ends_with('\n') {
+        print!("{text}");
+    } else {
+        println!("{text}");
+    }
     Ok(())
 }

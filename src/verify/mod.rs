@@ -110,6 +110,17 @@ fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
     match fs::symlink_metadata(&sums_path) {
         Ok(m) if m.is_file() => {}
         Ok(_) => return report.problem(format!("{}: is not a regular file", shown(sums_name))),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && dir.join(crate::base::layout::INVENTORY).is_file() =>
+        {
+            return report.problem(format!(
+                "{}: not found; {} looks like an unpacked bundle, which `sha256sum -c {}` checks inside it (verify takes the published folder or the zip)",
+                shown(sums_name),
+                dir.display(),
+                crate::base::layout::INVENTORY
+            ))
+        }
         Err(e) => return report.problem(format!("{}: {e}", shown(sums_name))),
     }
     let Some(bytes) = read_capped(&sums_path, MAX_SUMS_BYTES, report) else {
@@ -293,9 +304,9 @@ fn compare_published(
     for (entry, path) in &copies {
         match (bundle_hashes.get(entry), dist.get(*path)) {
             (None, _) => report.problem(format!("{bundle}: has no {entry} copy")),
-            (Some(_), None) => report.problem(format!(
-                "{bundle}: {entry} has no checked counterpart in the folder"
-            )),
+            // The folder's file is missing, unlisted or changed: a problem reported above
+            // already, which a second line would only repeat.
+            (Some(_), None) => {}
             (Some(a), Some(b)) if a == b => report.checked += 1,
             (Some(_), Some(_)) => report.problem(format!(
                 "{bundle}: {entry} differs from the folder's {path}"

@@ -131,6 +131,45 @@ fn missing_and_unlisted_files_are_reported_apart() {
     ));
 }
 
+/// A changed published file is one problem, told once: the bundle's copy of it is not reported
+/// again as lacking a counterpart.
+#[test]
+fn a_changed_published_file_is_one_line() {
+    let (_tmp, out) = built();
+    let mut csv = std::fs::read(out.join("pairs.csv")).unwrap();
+    csv[20] ^= 1;
+    std::fs::write(out.join("pairs.csv"), csv).unwrap();
+    let (code, lines) = verify(&out);
+    assert_eq!(code, Some(1));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(has(&lines, "pairs.csv: SHA-256 mismatch"), "{lines:?}");
+}
+
+/// An unpacked bundle given to `verify` in place of the published folder is named as such, with
+/// the command that checks it.
+#[test]
+fn an_unpacked_bundle_is_told_apart_from_a_published_folder() {
+    let (tmp, out) = built();
+    let unpacked = tmp.path().join("unpacked");
+    let bytes = std::fs::read(out.join("reproducibility.zip")).unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    zip.extract(&unpacked).unwrap();
+    let folder = std::fs::read_dir(&unpacked)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let (code, lines) = verify(&folder);
+    assert_eq!(code, Some(1));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        has(&lines, "looks like an unpacked bundle")
+            && has(&lines, "sha256sum -c INVENTORY.sha256"),
+        "{lines:?}"
+    );
+}
+
 /// Rewrites the bundle with `edit` applied to its entries, and SHA256SUMS to match, so only the
 /// property under test is wrong.
 fn rewrite_bundle(out: &Path, edit: impl FnOnce(&mut BTreeMap<String, Vec<u8>>)) {
