@@ -3,7 +3,7 @@
 //! highlights of one system (the span selector) give the spread the lede reports, and the order
 //! its workloads take is compared with every other system that ran the same benchmarks.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -49,6 +49,9 @@ pub struct Agreement {
     /// Other systems that ran every one of those benchmarks but one of them more than once, so
     /// their order is not defined; left out of the counts.
     pub ambiguous: usize,
+    /// The accelerator names (`accelerator_model_name`, as written) of the pairs of the systems
+    /// counted in `systems` on those benchmarks, each once, sorted; CPU-only pairs add none.
+    pub accelerators: Vec<String>,
 }
 
 fn config_error(message: String) -> Error {
@@ -112,7 +115,8 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         .collect();
     span.sort_by(|a, b| a.0.total_cmp(&b.0));
     let order: Vec<&str> = span.iter().map(|(_, b)| *b).collect();
-    let mut systems: BTreeMap<(&str, &str), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    type Runs<'a> = BTreeMap<&'a str, Vec<f64>>;
+    let mut systems: BTreeMap<(&str, &str), (Runs, BTreeSet<&str>)> = BTreeMap::new();
     for p in &analysis.pairs {
         let s = &p.submission;
         if (s.organization.as_str(), s.platform.as_str())
@@ -124,12 +128,9 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         {
             continue;
         }
-        systems
-            .entry((&s.organization, &s.platform))
-            .or_default()
-            .entry(&s.benchmark)
-            .or_default()
-            .push(p.ratio.0);
+        let (runs, names) = systems.entry((&s.organization, &s.platform)).or_default();
+        runs.entry(&s.benchmark).or_default().push(p.ratio.0);
+        names.extend(s.accelerator.as_deref().filter(|_| !s.cpu_only));
     }
     let mut a = Agreement {
         order: order.iter().map(|b| b.to_string()).collect(),
@@ -137,8 +138,10 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         same_order: 0,
         same_lowest: 0,
         ambiguous: 0,
+        accelerators: Vec::new(),
     };
-    for by_benchmark in systems.values() {
+    let mut accelerators = BTreeSet::new();
+    for (by_benchmark, names) in systems.values() {
         if by_benchmark.len() < order.len() {
             continue;
         }
@@ -152,7 +155,9 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         a.systems += 1;
         a.same_order += usize::from(theirs == order);
         a.same_lowest += usize::from(theirs.first() == order.first());
+        accelerators.extend(names);
     }
+    a.accelerators = accelerators.into_iter().map(str::to_string).collect();
     a
 }
 

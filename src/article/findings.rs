@@ -66,6 +66,11 @@ struct VerdictWords {
     noise_max: Option<String>,
     /// The widest group, in words.
     widest: Option<String>,
+    /// Whether the widest group holds one of the highlighted system's pairs.
+    widest_holds_span: bool,
+    /// The first word of the compared systems' accelerator names, when they all begin with it
+    /// (compared ignoring case): the maker they share.
+    vendor: Option<String>,
 }
 
 #[derive(Template)]
@@ -78,6 +83,67 @@ struct SpanVerdict<'a> {
 #[template(path = "text/robustness-verdict.txt")]
 struct RobustnessVerdict<'a> {
     w: &'a VerdictWords,
+}
+
+#[derive(Template)]
+#[template(path = "text/accelerator-spellings.txt")]
+struct AcceleratorSpellings {
+    /// Each set of names that differ only in letter case, in words.
+    sets: Vec<String>,
+}
+
+/// The accelerator names of the pairs (CPU-only ones aside) that differ from another only in
+/// letter case: each such set sorted, the sets in the order of their first name.
+pub fn case_variants(analysis: &Analysis) -> Vec<Vec<String>> {
+    let mut by_folded: std::collections::BTreeMap<String, std::collections::BTreeSet<&str>> =
+        Default::default();
+    for p in &analysis.pairs {
+        if let Some(name) = p.submission.accelerator.as_deref() {
+            if !p.submission.cpu_only {
+                by_folded
+                    .entry(name.to_lowercase())
+                    .or_default()
+                    .insert(name);
+            }
+        }
+    }
+    let mut sets: Vec<Vec<String>> = by_folded
+        .into_values()
+        .filter(|s| s.len() > 1)
+        .map(|s| s.into_iter().map(str::to_string).collect())
+        .collect();
+    sets.sort();
+    sets
+}
+
+#[derive(Template)]
+#[template(path = "text/agreement-hardware.txt")]
+struct AgreementHardware {
+    count: usize,
+    names: String,
+}
+
+/// The word every accelerator name begins with, compared ignoring case, in the spelling most
+/// names use (the first in sorted order on a tie); `None` when there are no names or they begin
+/// with different words.
+pub fn vendor(names: &[String]) -> Option<String> {
+    let firsts: Vec<&str> = names
+        .iter()
+        .map(|n| n.split_whitespace().next().unwrap_or(""))
+        .collect();
+    let first = *firsts.first()?;
+    if first.is_empty() || !firsts.iter().all(|f| f.eq_ignore_ascii_case(first)) {
+        return None;
+    }
+    let mut spellings: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in &firsts {
+        *spellings.entry(f).or_default() += 1;
+    }
+    let most = spellings.values().copied().max()?;
+    spellings
+        .into_iter()
+        .find(|(_, n)| *n == most)
+        .map(|(f, _)| f.to_string())
 }
 
 #[derive(Template)]
@@ -368,6 +434,30 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
 
     let noise = &r.noise;
     v.put("noise_groups", noise.groups.len().to_string());
+    let quoted = |set: &Vec<String>| -> crate::Result<String> {
+        list_words(&set.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>())
+    };
+    v.put(
+        "accelerator_spellings",
+        template(
+            &AcceleratorSpellings {
+                sets: case_variants(a)
+                    .iter()
+                    .map(quoted)
+                    .collect::<crate::Result<_>>()?,
+            },
+            "text/accelerator-spellings.txt",
+        )?,
+    );
+    v.put(
+        "noise_two_pair_groups",
+        noise
+            .groups
+            .iter()
+            .filter(|g| g.pairs == 2)
+            .count()
+            .to_string(),
+    );
     let span = data.highlights.span_pp;
     let wider = noise.groups.iter().filter(|g| g.spread_pp > span).count();
     v.put("noise_wider", wider.to_string());
@@ -401,7 +491,32 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         }
     }
 
+    // Whether the widest group holds a pair of the highlighted system (the span group).
+    let widest_holds_span = noise.groups.first().is_some_and(|g| {
+        data.highlights
+            .highlights
+            .iter()
+            .filter(|h| h.in_span)
+            .filter_map(|h| a.pair(h.offline_id))
+            .any(|p| {
+                let s = &p.submission;
+                s.benchmark == g.benchmark
+                    && s.accelerator.as_deref() == Some(g.accelerator.as_str())
+                    && s.accelerators_per_node == Some(g.accelerators_per_node)
+                    && s.nodes == Some(g.nodes)
+            })
+    });
     let ag = &data.highlights.agreement;
+    v.put(
+        "agree_hardware",
+        template(
+            &AgreementHardware {
+                count: ag.accelerators.len(),
+                names: list_words(&ag.accelerators)?,
+            },
+            "text/agreement-hardware.txt",
+        )?,
+    );
     v.put("agree_systems", ag.systems.to_string());
     v.put("agree_same_order", ag.same_order.to_string());
     v.put("agree_same_lowest", ag.same_lowest.to_string());
@@ -420,6 +535,8 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         wider,
         noise_max: noise.max_spread_pp.map(points),
         widest,
+        widest_holds_span,
+        vendor: vendor(&ag.accelerators),
     };
     v.put(
         "span_verdict",
@@ -446,6 +563,7 @@ mod tests {
             same_order,
             same_lowest,
             ambiguous: 0,
+            accelerators: Vec::new(),
         }
     }
 
@@ -466,5 +584,18 @@ mod tests {
         assert_eq!(Verdict::of(0, &agreement(13, 8, 12)), Verdict::Majority);
         assert_eq!(Verdict::of(0, &agreement(4, 2, 3)), Verdict::NotShared);
         assert_eq!(Verdict::of(0, &agreement(0, 0, 0)), Verdict::Untested);
+    }
+
+    #[test]
+    fn the_vendor_is_the_first_word_all_names_share() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            vendor(&names(&["NVIDIA B200", "Nvidia B300", "NVIDIA GB200"])),
+            Some("NVIDIA".into())
+        );
+        assert_eq!(vendor(&names(&["Nvidia B300"])), Some("Nvidia".into()));
+        assert_eq!(vendor(&names(&["NVIDIA B200", "AMD MI355X"])), None);
+        assert_eq!(vendor(&names(&[])), None);
+        assert_eq!(vendor(&names(&["", "NVIDIA B200"])), None);
     }
 }

@@ -88,7 +88,8 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
             "name": format!("MLPerf Inference {} results summary (summary.csv)", data.analysis.round),
             "url": format!("https://github.com/{}/blob/{}/{}", csv.repository, csv.commit, csv.path),
             "creator": { "@type": "Organization", "name": "MLCommons" },
-            "license": "https://www.apache.org/licenses/LICENSE-2.0",
+            // As the manifest records it, and as the RO-Crate names it.
+            "license": format!("https://spdx.org/licenses/{}", csv.license),
         })
     });
     let doc = serde_json::json!({
