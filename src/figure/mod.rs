@@ -542,7 +542,8 @@ pub struct PairsFigure {
 
 /// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
 /// Band labels sit left of the plot (wide) or on a row above each strip (narrow); the grid and
-/// the 100 % line run along the strips only, and each median tick is drawn over the marks.
+/// the 100 % line run along the strips only, and each median tick is drawn over the marks but
+/// under the highlighted ones, which stay whole where they sit on a median.
 pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
     let width = layout.width();
     let narrow = layout == Layout::Narrow;
@@ -571,8 +572,10 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
         .filter(|p| p.ratio.percent() > hi)
         .count();
     let highlighted: Vec<_> = highlights.highlights.iter().map(|h| h.offline_id).collect();
-    // Deterministic vertical spread so that close values stay visible.
-    let spread = strip_height / 2.0 - 5.0;
+    let (dot, dot_hl) = if narrow { (4.0, 5.5) } else { (4.5, 6.0) };
+    // Deterministic vertical spread so that close values stay visible, every mark inside its
+    // strip.
+    let spread = strip_height / 2.0 - dot_hl - 1.0;
     let offsets = [0.0, -spread / 2.0, spread / 2.0, -spread, spread];
 
     let mut bands = Vec::new();
@@ -617,8 +620,6 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             median_x: coord(x_of(s.median.percent())),
         });
     }
-    // Highlighted marks are drawn last, on top.
-    marks.sort_by_key(|m| m.highlighted);
     let axis_y = coord(top + band_height * stats.len() as f64 + 2.0);
     let step = if hi - lo > 60.0 || narrow { 10.0 } else { 5.0 };
     let ticks = ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of);
@@ -649,8 +650,8 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             plot_right,
             axis_y,
             strip_height,
-            dot: if narrow { 4.0 } else { 4.5 },
-            dot_hl: if narrow { 5.5 } else { 6.0 },
+            dot,
+            dot_hl,
             grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
             reference: segments(&[coord(x_of(100.0))], &rows),
             ticks,

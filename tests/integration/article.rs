@@ -324,7 +324,8 @@ fn the_downloads_table_links_every_published_file_with_the_bytes_written() {
         assert_eq!(tag, want, "{}", f.path());
         if let Some(bytes) = d.get(f.path()) {
             // The size and SHA-256 printed are those of the bytes written (sha256sum-compatible).
-            let row = &html[at..at + html[at..].find("</tr>").unwrap()];
+            let row = html[at..at + html[at..].find("</tr>").unwrap()].replace("<wbr>", "");
+            let row = row.as_str();
             let size = bytes.len().to_string();
             let grouped: String = size
                 .chars()
@@ -971,4 +972,59 @@ fn no_line_breaks_between_a_number_and_its_unit() {
     }
     // The property is not vacuous: the page writes many numbers with units.
     assert!(joined > 50, "only {joined} joined units");
+}
+
+/// Figure 2, in both drawings of the page and the standalone file: a highlighted mark is drawn
+/// after every median tick, so a highlight sitting on its benchmark's median stays whole, and
+/// every mark lies inside the band it belongs to.
+#[test]
+fn figure_2_keeps_highlights_whole_and_marks_inside_their_bands() {
+    let d = build("base");
+    let page = text(&d, "article.html");
+    let start = page.find("<svg").unwrap();
+    let drawings: Vec<String> = page[start..]
+        .split("<svg")
+        .skip(1)
+        .map(|s| format!("<svg{}", &s[..s.find("</svg>").unwrap() + "</svg>".len()]))
+        .filter(|s| s.contains("class=\"sr-median\""))
+        .chain([text(&d, "ratios-by-model.svg")])
+        .collect();
+    assert_eq!(drawings.len(), 3, "wide, narrow and standalone figure 2");
+    for svg in &drawings {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        let class = |n: &roxmltree::Node, c: &str| n.attribute("class") == Some(c);
+        let num = |n: &roxmltree::Node, a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+        let all: Vec<_> = doc.descendants().filter(|n| n.is_element()).collect();
+        let axis = all.iter().find(|n| class(n, "sr-axis")).unwrap();
+        let axis_y = num(axis, "y1");
+        // The plot's marks: the legend's samples sit below the axis.
+        let nodes: Vec<_> = all
+            .into_iter()
+            .filter(|n| n.attribute("cy").is_none() || num(n, "cy") < axis_y)
+            .collect();
+        let last_median = nodes.iter().rposition(|n| class(n, "sr-median")).unwrap();
+        let highlighted: Vec<usize> = (0..nodes.len())
+            .filter(|&i| class(&nodes[i], "sr-dot-hl"))
+            .collect();
+        // The fixture's five highlights.
+        assert_eq!(highlighted.len(), 5);
+        assert!(highlighted.iter().all(|&i| i > last_median));
+        let bands: Vec<(f64, f64)> = nodes
+            .iter()
+            .filter(|n| class(n, "sr-band"))
+            .map(|n| (num(n, "y"), num(n, "y") + num(n, "height")))
+            .collect();
+        for dot in nodes
+            .iter()
+            .filter(|n| class(n, "sr-dot") || class(n, "sr-dot-hl"))
+        {
+            let (cy, r) = (num(dot, "cy"), num(dot, "r"));
+            assert!(
+                bands
+                    .iter()
+                    .any(|&(top, bottom)| cy - r >= top && cy + r <= bottom),
+                "a mark at y {cy} (r {r}) leaves its band: {bands:?}"
+            );
+        }
+    }
 }
