@@ -153,7 +153,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
 
     // Where `unzip` is missing, the article's alternative unpacks the same files.
     assert!(
-        html.contains("<code>python3 -m zipfile -e reproducibility.zip .</code>"),
+        html.contains("<code>python3 -m zipfile -e reproducibility.zip ./</code>"),
         "the article offers the Python alternative to unzip"
     );
     let other = tmp.path().join("python-unzip");
@@ -161,7 +161,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
     let o = Command::new("python3")
         .args(["-m", "zipfile", "-e"])
         .arg(reader.join("reproducibility.zip"))
-        .arg(".")
+        .arg("./")
         .current_dir(&other)
         .output()
         .unwrap();

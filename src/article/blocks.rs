@@ -119,7 +119,7 @@ struct InputsBlock<'a> {
 pub struct Download {
     pub file: OutputFile,
     pub size: Option<String>,
-    pub sha256: Option<String>,
+    pub sha256: Option<crate::base::digest::HexDigest>,
 }
 
 #[derive(Template)]
@@ -157,7 +157,7 @@ pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<D
                     OutputFile::Sums => Some(grouped(sums_size as f64, 0)),
                     _ => bytes.map(|b| grouped(b.len() as f64, 0)),
                 },
-                sha256: written.sha256(f.path()).map(|d| d.to_string()),
+                sha256: written.sha256(f.path()).cloned(),
             }
         })
         .collect()
@@ -264,7 +264,7 @@ fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
             let p = pair_of(a, h)?;
             Ok(HighlightRow {
                 system: breakable(&p.submission.system_name),
-                model: breakable(&p.submission.model),
+                model: crate::base::text::short_unbroken(&p.submission.model),
                 offline: tokens(p.offline),
                 server: tokens(p.server),
                 ratio: percent(h.ratio),
@@ -386,7 +386,7 @@ fn pairs(data: &ArticleData<'_>) -> Result<String> {
                 .map(|p| PairRow {
                     pair: p,
                     system: breakable(&p.submission.system_label()),
-                    model: breakable(&p.submission.model),
+                    model: crate::base::text::short_unbroken(&p.submission.model),
                     offline: tokens(p.offline),
                     server: tokens(p.server),
                     ratio: percent(p.ratio),
@@ -556,7 +556,7 @@ fn interactive(data: &ArticleData<'_>) -> Result<String> {
         .map(|p| InteractivePairRow {
             pair: p,
             system: breakable(&p.submission.system_label()),
-            model: breakable(&p.submission.model),
+            model: crate::base::text::short_unbroken(&p.submission.model),
             offline: tokens(p.offline),
             interactive: tokens(p.interactive),
             ratio: percent(p.ratio),

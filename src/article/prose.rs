@@ -339,10 +339,15 @@ pub fn render_prose(
                             crate::base::text::join_units(t, after_value).into(),
                         )),
                         Piece::Value { name, value } => {
+                            // A short name with hyphens (llama2-70b-99.9) is kept on one line.
+                            let token = value.contains('-')
+                                && !value.chars().any(char::is_whitespace)
+                                && value.chars().count() <= 32;
                             out.push(Event::InlineHtml(
                                 format!(
-                                    "<span data-value=\"{}\">",
-                                    crate::base::text::html_escape(&name)
+                                    "<span data-value=\"{}\"{}>",
+                                    crate::base::text::html_escape(&name),
+                                    if token { " class=\"token\"" } else { "" }
                                 )
                                 .into(),
                             ));
@@ -670,5 +675,26 @@ mod tests {
         );
         assert!(html.contains("<code>abc</code>"));
         assert!(html.contains("<em><span data-value=\"n\">12</span></em>"));
+    }
+
+    #[test]
+    fn a_short_hyphenated_value_stays_on_one_line() {
+        let v = vals(&[
+            ("m", "llama2-70b-99.9"),
+            ("s", "a well-known sentence"),
+            ("n", "85.36 %"),
+        ]);
+        let html = render_prose("{{m}}, {{s}}, {{n}}", &v, &Blocks::new(), &[], &[])
+            .unwrap()
+            .html;
+        assert!(
+            html.contains("<span data-value=\"m\" class=\"token\">llama2-70b-99.9</span>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<span data-value=\"s\">a well-known"),
+            "{html}"
+        );
+        assert!(html.contains("<span data-value=\"n\">85.36"), "{html}");
     }
 }

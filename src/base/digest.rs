@@ -40,6 +40,21 @@ impl HexDigest {
         &self.0
     }
 
+    /// The digits in groups of 16, where a page may break a long digest over lines (never
+    /// leaving a digit or two alone on the last one).
+    pub fn groups(&self) -> impl Iterator<Item = &str> {
+        let mut rest = self.0.as_str();
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let cut = rest.char_indices().nth(16).map_or(rest.len(), |(i, _)| i);
+            let (group, tail) = rest.split_at(cut);
+            rest = tail;
+            Some(group)
+        })
+    }
+
     /// A SHA-256 written as 64 lowercase hexadecimal digits, else `None`.
     pub fn parse_sha256(text: &str) -> Option<Self> {
         let d = HexDigest(text.to_string());
@@ -64,6 +79,20 @@ impl fmt::Display for HexDigest {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_digest_is_grouped_by_sixteen_digits() {
+        let d = super::HexDigest::sha256(b"x");
+        let groups: Vec<&str> = d.groups().collect();
+        assert_eq!(groups.len(), 4);
+        assert!(groups.iter().all(|g| g.len() == 16));
+        assert_eq!(groups.concat(), d.as_str());
+        let odd = super::HexDigest("é".repeat(17));
+        assert_eq!(
+            odd.groups().map(|g| g.chars().count()).collect::<Vec<_>>(),
+            [16, 1]
+        );
+    }
+
     use super::*;
 
     #[test]

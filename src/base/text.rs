@@ -188,6 +188,20 @@ pub fn breakable(s: &str) -> String {
     out
 }
 
+/// `s` escaped for HTML and kept on one line when it is short (a model label such as
+/// `llama2-70b-99.9`, which a browser would otherwise break after a hyphen); a longer one is
+/// [`breakable`].
+pub fn short_unbroken(s: &str) -> String {
+    if s.chars().count() <= SHORT_NAME {
+        format!("<span class=\"token\">{}</span>", html_escape(s))
+    } else {
+        breakable(s)
+    }
+}
+
+/// The most characters a name [`short_unbroken`] keeps on one line may have.
+pub const SHORT_NAME: usize = 20;
+
 /// The fewest characters [`breakable`] leaves between two of the breaks it adds.
 pub const BREAK_RUN: usize = 8;
 
@@ -251,6 +265,20 @@ mod tests {
             join_units("12.51 percentage points", false),
             "12.51\u{a0}percentage points"
         );
+    }
+
+    #[test]
+    fn short_names_stay_whole_and_long_ones_break() {
+        assert_eq!(
+            short_unbroken("llama2-70b-99.9"),
+            "<span class=\"token\">llama2-70b-99.9</span>"
+        );
+        assert_eq!(
+            short_unbroken("a<b>-c"),
+            "<span class=\"token\">a&lt;b&gt;-c</span>"
+        );
+        let long = "llama3_1-8b-interactive-extra";
+        assert_eq!(short_unbroken(long), breakable(long));
     }
 
     #[test]

@@ -82,7 +82,7 @@ const labelContrast = (svg) => {
 const browser = await launch();
 const report = { views: [], print: null };
 try {
-  const widths = [320, 360, 390, 480, 600, 641, 700, 768, 900, 1024, 1280, 1440];
+  const widths = [320, 360, 390, 480, 600, 641, 700, 760, 761, 768, 900, 1024, 1280, 1440];
   const views = widths.flatMap((w) => (w === 390 || w === 1280 ? [[w, "light"], [w, "dark"]] : [[w, "light"]]));
   for (const [width, scheme] of views) {
     const height = width < 641 ? 844 : 900;
