@@ -52,6 +52,25 @@ pub struct Agreement {
     /// The accelerator names (`accelerator_model_name`, as written) of the pairs of the systems
     /// counted in `systems` on those benchmarks, each once, sorted; CPU-only pairs add none.
     pub accelerators: Vec<String>,
+    /// The software items (of a pair's `framework`, split at `,` and `;`) that the most of
+    /// those systems list, with how many do; `None` when no item is shared by two.
+    pub shared_software: Option<SharedSoftware>,
+}
+
+/// The items of the submitters' `framework` lists that the most systems list, sorted, and how
+/// many systems list each of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SharedSoftware {
+    pub items: Vec<String>,
+    pub systems: usize,
+}
+
+/// The items of a `framework` list: split at `,` and `;`, trimmed, empty ones left out.
+pub fn software_items(framework: &str) -> impl Iterator<Item = &str> {
+    framework
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
 }
 
 fn config_error(message: String) -> Error {
@@ -116,7 +135,8 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
     span.sort_by(|a, b| a.0.total_cmp(&b.0));
     let order: Vec<&str> = span.iter().map(|(_, b)| *b).collect();
     type Runs<'a> = BTreeMap<&'a str, Vec<f64>>;
-    let mut systems: BTreeMap<(&str, &str), (Runs, BTreeSet<&str>)> = BTreeMap::new();
+    let mut systems: BTreeMap<(&str, &str), (Runs, BTreeSet<&str>, BTreeSet<&str>)> =
+        BTreeMap::new();
     for p in &analysis.pairs {
         let s = &p.submission;
         if (s.organization.as_str(), s.platform.as_str())
@@ -128,9 +148,10 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         {
             continue;
         }
-        let (runs, names) = systems.entry((&s.organization, &s.platform)).or_default();
+        let (runs, names, software) = systems.entry((&s.organization, &s.platform)).or_default();
         runs.entry(&s.benchmark).or_default().push(p.ratio.0);
         names.extend(s.accelerator.as_deref().filter(|_| !s.cpu_only));
+        software.extend(software_items(&s.framework));
     }
     let mut a = Agreement {
         order: order.iter().map(|b| b.to_string()).collect(),
@@ -139,9 +160,11 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         same_lowest: 0,
         ambiguous: 0,
         accelerators: Vec::new(),
+        shared_software: None,
     };
     let mut accelerators = BTreeSet::new();
-    for (by_benchmark, names) in systems.values() {
+    let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
+    for (by_benchmark, names, software) in systems.values() {
         if by_benchmark.len() < order.len() {
             continue;
         }
@@ -156,8 +179,21 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         a.same_order += usize::from(theirs == order);
         a.same_lowest += usize::from(theirs.first() == order.first());
         accelerators.extend(names);
+        for item in software {
+            *listed.entry(item).or_default() += 1;
+        }
     }
     a.accelerators = accelerators.into_iter().map(str::to_string).collect();
+    // The most listed items, when two systems or more list them.
+    let most = listed.values().copied().max().unwrap_or(0);
+    a.shared_software = (most >= 2).then(|| SharedSoftware {
+        items: listed
+            .into_iter()
+            .filter(|&(_, n)| n == most)
+            .map(|(item, _)| item.to_string())
+            .collect(),
+        systems: most,
+    });
     a
 }
 

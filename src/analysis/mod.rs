@@ -163,6 +163,10 @@ pub struct Submission {
     pub total_accelerators: Option<i64>,
     /// No accelerator at all (`total_accelerators` = 0): a CPU-only system.
     pub cpu_only: bool,
+    /// The software the submitter lists (`framework`), as written; not part of the published
+    /// pair records.
+    #[serde(skip)]
+    pub framework: String,
 }
 
 impl Submission {
@@ -185,6 +189,7 @@ impl Submission {
             accelerators_per_node: int(Field::AcceleratorsPerNode),
             total_accelerators: int(Field::TotalAccelerators),
             cpu_only: int(Field::TotalAccelerators) == Some(0),
+            framework: text_of(row, Field::Framework),
         }
     }
 

@@ -121,6 +121,10 @@ pub fn case_variants(analysis: &Analysis) -> Vec<Vec<String>> {
 struct AgreementHardware {
     count: usize,
     names: String,
+    /// How many systems were compared.
+    systems: usize,
+    /// How many of them list the software items most of them list, and those items in words.
+    software: Option<(usize, String)>,
 }
 
 /// The word every accelerator name begins with, compared ignoring case, in the spelling most
@@ -513,6 +517,16 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             &AgreementHardware {
                 count: ag.accelerators.len(),
                 names: list_words(&ag.accelerators)?,
+                systems: ag.systems,
+                software: ag
+                    .shared_software
+                    .as_ref()
+                    .map(|s| -> crate::Result<(usize, String)> {
+                        let quoted: Vec<String> =
+                            s.items.iter().map(|i| format!("“{i}”")).collect();
+                        Ok((s.systems, list_words(&quoted)?))
+                    })
+                    .transpose()?,
             },
             "text/agreement-hardware.txt",
         )?,
@@ -564,6 +578,7 @@ mod tests {
             same_lowest,
             ambiguous: 0,
             accelerators: Vec::new(),
+            shared_software: None,
         }
     }
 

@@ -57,13 +57,13 @@ fn prose_numbers_follow_a_hand_made_results_set() {
     // 3800/5000, and the Interactive run 3500/5000.
     for expected in [
         "one NVIDIA DGX B300 keeps 85.00 % of its Offline throughput under the Server scenario's latency limits on deepseek-r1, and 98.00 % on llama2-70b-99.9.",
-        "The same system keeps 95.00 % on gpt-oss-120b: its three workloads span 13.00 percentage points on one system",
+        "The same system keeps 95.00 % on gpt-oss-120b: its three workloads span 13.00 percentage points.",
         // The other organisation's system orders the three 70 < 75 < 80: deepseek-r1 lowest too;
         // its accelerator is "Fake GPU 270GB", so the maker they share is "Fake".
         "On the one other system that ran the three benchmarks, on Fake accelerators, deepseek-r1 also keeps the smallest share, though not the whole order",
         // Every group of one benchmark and hardware spreads wider than 13 points: 23, 22, 15. The
         // widest, llama2-70b-99.9 (98 % and 75 %), holds the B300's own pair.
-        "yet submissions differ by more than that on one benchmark and hardware in every one of the 3 groups, by up to 23.00 points (llama2-70b-99.9 on one node of 8 × Fake GPU 270GB, 2 pairs from two organisations, this system's own among them)",
+        "yet submissions differ by more than that on one benchmark and hardware in every one of the 3 groups, by up to 23.00 points (llama2-70b-99.9 on one node of 8 × Fake GPU 270GB, 2 pairs from two organisations, the highlighted system's own pair among them)",
         "Their accelerators, as the summary names them, are Fake GPU 270GB.",
         // Only the llama2-70b-99.9 group holds two pairs; deepseek-r1's and gpt-oss-120b's three.
         "Take these spreads as a rough gauge: 1 of the groups hold only two pairs",

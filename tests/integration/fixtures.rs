@@ -260,6 +260,35 @@ fn robustness_figures_follow_a_hand_made_results_set() {
         (ag.systems, ag.same_order, ag.same_lowest, ag.ambiguous),
         (1, 0, 1, 0)
     );
+    // Its accelerator, "Fake GPU 270GB"; its one software list, "TensorRT 10", is shared by
+    // no second system.
+    assert_eq!(ag.accelerators, ["Fake GPU 270GB"]);
+    assert_eq!(ag.shared_software, None);
+    // A second compared system, Beta's pairs under another organisation, accelerator and
+    // software list: the accelerator names gather both, and the one item both lists hold is
+    // the shared one.
+    let mut two = a.clone();
+    let copies: Vec<_> = two
+        .pairs
+        .iter()
+        .filter(|p| p.submission.platform == "B300box")
+        .cloned()
+        .collect();
+    assert_eq!(copies.len(), 3);
+    for mut p in copies {
+        p.submission.organization = "Gamma".into();
+        p.submission.accelerator = Some("Fake GPU 2".into());
+        p.submission.framework = "Other 2; TensorRT 10,".into();
+        two.pairs.push(p);
+    }
+    let ag = highlight::select(&two, &config()).unwrap().agreement;
+    assert_eq!(ag.systems, 2);
+    assert_eq!(ag.accelerators, ["Fake GPU 2", "Fake GPU 270GB"]);
+    let shared = ag.shared_software.unwrap();
+    assert_eq!(
+        (shared.items, shared.systems),
+        (vec!["TensorRT 10".to_string()], 2)
+    );
 }
 
 #[test]
