@@ -134,9 +134,14 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         .collect();
     span.sort_by(|a, b| a.0.total_cmp(&b.0));
     let order: Vec<&str> = span.iter().map(|(_, b)| *b).collect();
-    type Runs<'a> = BTreeMap<&'a str, Vec<f64>>;
-    let mut systems: BTreeMap<(&str, &str), (Runs, BTreeSet<&str>, BTreeSet<&str>)> =
-        BTreeMap::new();
+    /// What one other system ran of those benchmarks, on what, with what.
+    #[derive(Default)]
+    struct Ran<'a> {
+        ratios: BTreeMap<&'a str, Vec<f64>>,
+        accelerators: BTreeSet<&'a str>,
+        software: BTreeSet<&'a str>,
+    }
+    let mut systems: BTreeMap<(&str, &str), Ran> = BTreeMap::new();
     for p in &analysis.pairs {
         let s = &p.submission;
         if (s.organization.as_str(), s.platform.as_str())
@@ -148,10 +153,11 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         {
             continue;
         }
-        let (runs, names, software) = systems.entry((&s.organization, &s.platform)).or_default();
-        runs.entry(&s.benchmark).or_default().push(p.ratio.0);
-        names.extend(s.accelerator.as_deref().filter(|_| !s.cpu_only));
-        software.extend(software_items(&s.framework));
+        let ran = systems.entry((&s.organization, &s.platform)).or_default();
+        ran.ratios.entry(&s.benchmark).or_default().push(p.ratio.0);
+        ran.accelerators
+            .extend(s.accelerator.as_deref().filter(|_| !s.cpu_only));
+        ran.software.extend(software_items(&s.framework));
     }
     let mut a = Agreement {
         order: order.iter().map(|b| b.to_string()).collect(),
@@ -164,7 +170,8 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
     };
     let mut accelerators = BTreeSet::new();
     let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
-    for (by_benchmark, names, software) in systems.values() {
+    for ran in systems.values() {
+        let by_benchmark = &ran.ratios;
         if by_benchmark.len() < order.len() {
             continue;
         }
@@ -178,8 +185,8 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         a.systems += 1;
         a.same_order += usize::from(theirs == order);
         a.same_lowest += usize::from(theirs.first() == order.first());
-        accelerators.extend(names);
-        for item in software {
+        accelerators.extend(&ran.accelerators);
+        for item in &ran.software {
             *listed.entry(item).or_default() += 1;
         }
     }
