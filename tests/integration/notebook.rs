@@ -247,6 +247,32 @@ fn re_executing_the_stored_notebook_rewrites_the_same_bytes() {
     assert!(std::fs::read(&path).unwrap() == stored);
 }
 
+/// A cell whose printing the kernel flushes in two pieces (here a second apart, as a busy
+/// machine does within one) is stored as one stream: the stored bytes do not depend on timing.
+#[test]
+fn re_execution_stores_a_cells_printed_lines_as_one_stream() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("t.ipynb");
+    let nb = serde_json::json!({
+        "cells": [{"cell_type": "code", "execution_count": null, "id": "c1", "metadata": {},
+                   "outputs": [], "source": ["import time\n", "print(1)\n", "time.sleep(1)\n", "print(2)"]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5
+    });
+    std::fs::write(&path, serde_json::to_vec(&nb).unwrap()).unwrap();
+    let o = Command::new(nbval_python())
+        .arg(support::root().join("tests/notebook/execute.py"))
+        .arg("t.ipynb")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let stored: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        stored["cells"][0]["outputs"],
+        serde_json::json!([{"name": "stdout", "output_type": "stream", "text": ["1\n", "2\n"]}])
+    );
+}
+
 #[test]
 fn one_changed_ratio_fails_the_script_and_the_notebook_naming_the_pair() {
     let (_holder, folder) = unzipped();
