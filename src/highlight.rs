@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::analysis::{Analysis, Pair, Ratio};
+use crate::analysis::{by_benchmark, Analysis, BenchmarkStats, Pair, Ratio};
 use crate::base::error::{Error, Result};
 use crate::project::config::{ArticleConfig, PairSelector, CONFIG_PATH};
 use crate::summary::RowId;
@@ -36,7 +36,7 @@ pub struct Highlights {
 /// Whether the other systems that ran the span group's benchmarks order them as the span's system
 /// does. A system is an organisation's results folder (`Organization`, `Platform`), as the span
 /// selector names one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Agreement {
     /// The span group's benchmarks, by the span system's ratio (lowest first).
     pub order: Vec<String>,
@@ -55,6 +55,31 @@ pub struct Agreement {
     /// The software items (of a pair's `framework`, split at `,` and `;`) that the most of
     /// those systems list, with how many do; `None` when no item is shared by two.
     pub shared_software: Option<SharedSoftware>,
+    /// The medians of those benchmarks on the span system's own hardware; `None` when the span
+    /// system names no accelerator, count per node or node count.
+    pub own_hardware: Option<OwnHardware>,
+}
+
+/// The pairs of the span group's benchmarks on the span system's hardware (accelerator as
+/// written, accelerators per node, node count, as the noise groups are keyed), from every
+/// organisation, the span system's own pairs among them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OwnHardware {
+    pub accelerator: String,
+    pub accelerators_per_node: i64,
+    pub nodes: i64,
+    /// By median, lowest first.
+    pub benchmarks: Vec<BenchmarkStats>,
+}
+
+impl OwnHardware {
+    /// The benchmarks by their median on this hardware, lowest first.
+    pub fn order(&self) -> Vec<&str> {
+        self.benchmarks
+            .iter()
+            .map(|b| b.benchmark.as_str())
+            .collect()
+    }
 }
 
 /// The items of the submitters' `framework` lists that the most systems list, sorted, and how
@@ -167,6 +192,7 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         ambiguous: 0,
         accelerators: Vec::new(),
         shared_software: None,
+        own_hardware: own_hardware(analysis, highlights, &order),
     };
     let mut accelerators = BTreeSet::new();
     let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
@@ -202,6 +228,44 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         systems: most,
     });
     a
+}
+
+/// The span group's benchmarks on the span system's hardware.
+fn own_hardware(
+    analysis: &Analysis,
+    highlights: &[Highlight],
+    order: &[&str],
+) -> Option<OwnHardware> {
+    let own = highlights
+        .iter()
+        .filter(|h| h.in_span)
+        .find_map(|h| analysis.pair(h.offline_id))?;
+    let s = &own.submission;
+    let (false, Some(accelerator), Some(per), Some(nodes)) =
+        (s.cpu_only, &s.accelerator, s.accelerators_per_node, s.nodes)
+    else {
+        return None;
+    };
+    let benchmarks = by_benchmark(
+        analysis
+            .pairs
+            .iter()
+            .filter(|p| {
+                let t = &p.submission;
+                !t.cpu_only
+                    && t.accelerator.as_ref() == Some(accelerator)
+                    && t.accelerators_per_node == Some(per)
+                    && t.nodes == Some(nodes)
+                    && order.contains(&t.benchmark.as_str())
+            })
+            .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+    );
+    Some(OwnHardware {
+        accelerator: accelerator.clone(),
+        accelerators_per_node: per,
+        nodes,
+        benchmarks,
+    })
 }
 
 fn select_one<'a>(pairs: &'a [Pair], sel: &PairSelector) -> Result<&'a Pair> {

@@ -7,11 +7,13 @@
 //! key fields other than `inferred`. A key with exactly one Offline and one Interactive row is a
 //! pair, and its ratio is Interactive Result ÷ Offline Result.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde::Serialize;
 
 use super::{
-    by_benchmark, matching, result_of, scope_with, text_of, unmatched_row, BenchmarkStats, Ratio,
-    ScopeRule, Step, Submission, Unmatched, NON_KEY_FIELDS,
+    by_benchmark, matching, result_of, scope_with, text_of, unmatched_row, BenchmarkStats, Pair,
+    Ratio, ScopeRule, Step, Submission, Unmatched, NON_KEY_FIELDS,
 };
 use crate::base::error::Result;
 use crate::summary::{Field, RowId, Scenario, Summary, Typed};
@@ -126,6 +128,38 @@ pub struct InteractiveAnalysis {
     pub unmatched: Vec<Unmatched>,
     /// Per-benchmark spread of Interactive ÷ Offline, ordered by median (lowest first).
     pub benchmarks: Vec<BenchmarkStats>,
+    /// The accelerators behind each benchmark's Interactive pairs, in the order of `benchmarks`.
+    pub hardware: Vec<BenchmarkHardware>,
+    /// Server ÷ Offline of the same submissions, to set beside Interactive ÷ Offline.
+    pub server_alongside: Alongside,
+}
+
+/// The accelerators one benchmark's Interactive pairs ran on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchmarkHardware {
+    pub benchmark: String,
+    /// Each accelerator, most pairs first, then by name.
+    pub accelerators: Vec<AcceleratorRuns>,
+}
+
+/// The Interactive pairs of one benchmark on one accelerator.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AcceleratorRuns {
+    /// `accelerator_model_name` as written; `None` for CPU-only systems or an empty field.
+    pub accelerator: Option<String>,
+    pub pairs: usize,
+    pub organizations: Vec<String>,
+    pub min: Ratio,
+    pub max: Ratio,
+}
+
+/// The Server ÷ Offline ratios of the submissions that have an Interactive pair: the Server
+/// pairs whose Offline row is also the Offline row of an Interactive pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alongside {
+    pub pairs: usize,
+    /// By benchmark, ordered by median (lowest first).
+    pub benchmarks: Vec<BenchmarkStats>,
 }
 
 impl InteractiveAnalysis {
@@ -135,8 +169,8 @@ impl InteractiveAnalysis {
     }
 }
 
-/// Pairs the Interactive rows with their Offline rows.
-pub fn analyse(summary: &Summary) -> Result<InteractiveAnalysis> {
+/// Pairs the Interactive rows with their Offline rows; `server` are the article's Server pairs.
+pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis> {
     let rows = &summary.rows;
     let (eligible, steps) = scope_with(summary, SCOPE);
     for &i in &eligible {
@@ -167,7 +201,7 @@ pub fn analyse(summary: &Summary) -> Result<InteractiveAnalysis> {
         .unmatched
         .iter()
         .filter(|(i, _, _)| is_interactive(*i))
-        .map(|(i, s, reason)| unmatched_row(&rows[*i], *s, reason.clone()))
+        .map(|(i, s, reason)| unmatched_row(rows, *i, *s, reason.clone()))
         .collect();
     unmatched.sort_by_key(|u| u.id);
     let interactive_rows: Vec<usize> = eligible
@@ -175,6 +209,11 @@ pub fn analyse(summary: &Summary) -> Result<InteractiveAnalysis> {
         .copied()
         .filter(|&i| is_interactive(i))
         .collect();
+    let benchmarks = by_benchmark(
+        pairs
+            .iter()
+            .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+    );
     Ok(InteractiveAnalysis {
         counts: InteractiveCounts {
             interactive_rows: interactive_rows.len(),
@@ -196,12 +235,71 @@ pub fn analyse(summary: &Summary) -> Result<InteractiveAnalysis> {
         },
         key_fields: keys.iter().map(|f| f.name()).collect(),
         steps,
-        benchmarks: by_benchmark(
-            pairs
-                .iter()
-                .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
-        ),
+        hardware: hardware(&pairs, &benchmarks),
+        server_alongside: alongside(&pairs, server),
+        benchmarks,
         pairs,
         unmatched,
     })
+}
+
+/// The accelerators of each benchmark's Interactive pairs, in the order of `benchmarks`.
+fn hardware(pairs: &[InteractivePair], benchmarks: &[BenchmarkStats]) -> Vec<BenchmarkHardware> {
+    benchmarks
+        .iter()
+        .map(|b| {
+            let mut by: BTreeMap<Option<&str>, Vec<&InteractivePair>> = BTreeMap::new();
+            for p in pairs
+                .iter()
+                .filter(|p| p.submission.benchmark == b.benchmark)
+            {
+                let s = &p.submission;
+                by.entry(s.accelerator.as_deref().filter(|_| !s.cpu_only))
+                    .or_default()
+                    .push(p);
+            }
+            let mut accelerators: Vec<AcceleratorRuns> = by
+                .into_iter()
+                .map(|(accelerator, ps)| AcceleratorRuns {
+                    accelerator: accelerator.map(str::to_string),
+                    pairs: ps.len(),
+                    organizations: ps
+                        .iter()
+                        .map(|p| p.submission.organization.as_str())
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect(),
+                    min: Ratio(ps.iter().map(|p| p.ratio.0).fold(f64::INFINITY, f64::min)),
+                    max: Ratio(
+                        ps.iter()
+                            .map(|p| p.ratio.0)
+                            .fold(f64::NEG_INFINITY, f64::max),
+                    ),
+                })
+                .collect();
+            // Stable: ties keep the map's order, by name (no accelerator first).
+            accelerators.sort_by_key(|g| std::cmp::Reverse(g.pairs));
+            BenchmarkHardware {
+                benchmark: b.benchmark.clone(),
+                accelerators,
+            }
+        })
+        .collect()
+}
+
+/// Server ÷ Offline of the submissions with an Interactive pair.
+fn alongside(pairs: &[InteractivePair], server: &[Pair]) -> Alongside {
+    let offline: BTreeSet<RowId> = pairs.iter().map(|p| p.offline_id).collect();
+    let same: Vec<&Pair> = server
+        .iter()
+        .filter(|p| offline.contains(&p.offline_id))
+        .collect();
+    Alongside {
+        pairs: same.len(),
+        benchmarks: by_benchmark(
+            same.iter()
+                .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+        ),
+    }
 }

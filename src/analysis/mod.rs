@@ -250,6 +250,24 @@ pub struct Unmatched {
     pub system_name: String,
     pub model: String,
     pub reason: UnmatchedReason,
+    /// The other rows of the whole summary, in or out of scope, from the same results folder
+    /// (`Division`, `Organization`, `Platform`, `Model`), by row: what the system did submit of
+    /// this model.
+    pub siblings: Vec<Sibling>,
+}
+
+/// A row of the same system and model as an unmatched row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sibling {
+    pub id: RowId,
+    pub scenario: Scenario,
+}
+
+impl Unmatched {
+    /// True when the summary holds a row of `scenario` for the same system and model.
+    pub fn has_sibling(&self, scenario: &Scenario) -> bool {
+        self.siblings.iter().any(|s| s.scenario == *scenario)
+    }
 }
 
 /// The spread of one benchmark's ratios.
@@ -408,7 +426,7 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
     let mut unmatched: Vec<Unmatched> = matched
         .unmatched
         .iter()
-        .map(|(i, scenario, reason)| unmatched_row(&rows[*i], *scenario, reason.clone()))
+        .map(|(i, scenario, reason)| unmatched_row(rows, *i, *scenario, reason.clone()))
         .collect();
     unmatched.sort_by_key(|u| u.id);
 
@@ -427,7 +445,7 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
         unmatched: unmatched.len(),
         over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
     };
-    let interactive = interactive::analyse(summary)?;
+    let interactive = interactive::analyse(summary, &pairs)?;
     Ok(Analysis {
         round,
         counts,
@@ -446,7 +464,30 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
     })
 }
 
-fn unmatched_row(row: &SummaryRow, scenario: Scenario, reason: UnmatchedReason) -> Unmatched {
+fn unmatched_row(
+    rows: &[SummaryRow],
+    i: usize,
+    scenario: Scenario,
+    reason: UnmatchedReason,
+) -> Unmatched {
+    let row = &rows[i];
+    const FOLDER: [Field; 4] = [
+        Field::Division,
+        Field::Organization,
+        Field::Platform,
+        Field::Model,
+    ];
+    let siblings = rows
+        .iter()
+        .enumerate()
+        .filter(|&(j, r)| j != i && FOLDER.iter().all(|&f| r.raw(f) == row.raw(f)))
+        .filter_map(|(_, r)| {
+            Some(Sibling {
+                id: r.id,
+                scenario: r.scenario()?,
+            })
+        })
+        .collect();
     Unmatched {
         id: row.id,
         scenario,
@@ -454,6 +495,7 @@ fn unmatched_row(row: &SummaryRow, scenario: Scenario, reason: UnmatchedReason) 
         system_name: text_of(row, Field::SystemName),
         model: text_of(row, Field::Model),
         reason,
+        siblings,
     }
 }
 

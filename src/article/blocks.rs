@@ -493,7 +493,10 @@ pub struct InteractiveBenchmarkRow {
     pub min: String,
     pub median: String,
     pub max: String,
+    /// The Server ÷ Offline median of the same submissions.
     pub server_median: String,
+    /// Each accelerator (escaped, with break points) and its pairs; `None` for no accelerator.
+    pub accelerators: Vec<(Option<String>, usize)>,
 }
 
 /// One Interactive pair, with the Server ratio of the same submission where it has one.
@@ -543,10 +546,24 @@ fn interactive(data: &ArticleData<'_>) -> Result<String> {
             median: percent(b.median),
             max: percent(b.max),
             server_median: a
+                .interactive
+                .server_alongside
                 .benchmarks
                 .iter()
                 .find(|s| s.benchmark == b.benchmark)
                 .map_or("–".into(), |s| percent(s.median)),
+            accelerators: a
+                .interactive
+                .hardware
+                .iter()
+                .find(|h| h.benchmark == b.benchmark)
+                .map(|h| {
+                    h.accelerators
+                        .iter()
+                        .map(|g| (g.accelerator.as_deref().map(breakable), g.pairs))
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
         .collect();
     let rows = a

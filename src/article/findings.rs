@@ -4,6 +4,8 @@
 //! [`Verdict`], so a sentence that says the workload sets the ratio cannot outlive data that say
 //! otherwise.
 
+use std::collections::BTreeSet;
+
 use askama::Template;
 use serde::Serialize;
 
@@ -71,6 +73,9 @@ struct VerdictWords {
     /// The first word of the compared systems' accelerator names, when they all begin with it
     /// (compared ignoring case): the maker they share.
     vendor: Option<String>,
+    /// How many of the compared systems list the software items most of them list, and how
+    /// many items that is, in words; `None` when no item is listed by two systems.
+    software: Option<(usize, String)>,
 }
 
 #[derive(Template)]
@@ -220,7 +225,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     let a = data.analysis;
     limits(v, data);
     scope(v, a)?;
-    interactive(v, a);
+    interactive(v, a)?;
     robustness(v, data)?;
     Ok(())
 }
@@ -290,8 +295,74 @@ fn scope(v: &mut Values, a: &Analysis) -> crate::Result<()> {
     Ok(())
 }
 
+#[derive(Template)]
+#[template(path = "text/interactive-hardware.txt")]
+struct InteractiveHardware {
+    /// Whether the benchmarks' pairs ran on different sets of accelerators.
+    mixed: bool,
+    /// The benchmark of the lowest median, its median and pairs.
+    low: String,
+    median: String,
+    pairs: usize,
+    groups: Vec<AcceleratorGroupWords>,
+}
+
+/// One accelerator's share of a benchmark's Interactive pairs, in words.
+struct AcceleratorGroupWords {
+    accelerator: Option<String>,
+    pairs: usize,
+    organizations: String,
+    min: String,
+    max: String,
+}
+
+/// What the lowest Interactive median rests on, and whether the benchmarks' hardware differs.
+fn interactive_hardware(a: &Analysis) -> crate::Result<Option<String>> {
+    let i = &a.interactive;
+    let (Some(low), Some(hw)) = (i.benchmarks.first(), i.hardware.first()) else {
+        return Ok(None);
+    };
+    let sets: BTreeSet<Vec<Option<&str>>> = i
+        .hardware
+        .iter()
+        .map(|h| {
+            let mut names: Vec<Option<&str>> = h
+                .accelerators
+                .iter()
+                .map(|g| g.accelerator.as_deref())
+                .collect();
+            names.sort();
+            names
+        })
+        .collect();
+    let groups = hw
+        .accelerators
+        .iter()
+        .map(|g| -> crate::Result<AcceleratorGroupWords> {
+            Ok(AcceleratorGroupWords {
+                accelerator: g.accelerator.clone(),
+                pairs: g.pairs,
+                organizations: list_words(&g.organizations)?,
+                min: percent(g.min),
+                max: percent(g.max),
+            })
+        })
+        .collect::<crate::Result<Vec<_>>>()?;
+    template(
+        &InteractiveHardware {
+            mixed: sets.len() > 1,
+            low: low.benchmark.clone(),
+            median: percent(low.median),
+            pairs: low.pairs,
+            groups,
+        },
+        "text/interactive-hardware.txt",
+    )
+    .map(Some)
+}
+
 /// The Interactive pairs: counts, range and medians.
-fn interactive(v: &mut Values, a: &Analysis) {
+fn interactive(v: &mut Values, a: &Analysis) -> crate::Result<()> {
     let i = &a.interactive;
     v.put("interactive_rows", i.counts.interactive_rows.to_string());
     v.put("interactive_inferred", i.counts.inferred.to_string());
@@ -314,14 +385,26 @@ fn interactive(v: &mut Values, a: &Analysis) {
     );
     v.put("interactive_unmatched", i.counts.unmatched.to_string());
     v.put("interactive_over_100", i.counts.over_100.to_string());
+    v.put(
+        "server_alongside_pairs",
+        i.server_alongside.pairs.to_string(),
+    );
+    match interactive_hardware(a)? {
+        Some(s) => v.put("interactive_hardware_sentence", s),
+        None => v.missing(
+            "interactive_hardware_sentence",
+            "no Interactive run was paired with its Offline run",
+        ),
+    }
     let ratios = || i.pairs.iter().map(|p| p.ratio.0);
+    let alongside = &i.server_alongside.benchmarks;
     match (
         ratios().reduce(f64::min),
         ratios().reduce(f64::max),
         i.benchmarks.first(),
         i.benchmarks.last(),
-        a.benchmarks.first(),
-        a.benchmarks.last(),
+        alongside.first(),
+        alongside.last(),
     ) {
         (Some(min), Some(max), Some(low), Some(high), Some(slow), Some(shigh)) => {
             v.put("interactive_min", percent(Ratio(min)));
@@ -354,6 +437,7 @@ fn interactive(v: &mut Values, a: &Analysis) {
             }
         }
     }
+    Ok(())
 }
 
 /// CPU-only systems, node counts, the noise floor, the other systems' order and the verdict.
@@ -551,6 +635,11 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         widest,
         widest_holds_span,
         vendor: vendor(&ag.accelerators),
+        software: ag
+            .shared_software
+            .as_ref()
+            .map(|s| count_word(s.items.len()).map(|items| (s.systems, items)))
+            .transpose()?,
     };
     v.put(
         "span_verdict",
@@ -579,6 +668,7 @@ mod tests {
             ambiguous: 0,
             accelerators: Vec::new(),
             shared_software: None,
+            own_hardware: None,
         }
     }
 

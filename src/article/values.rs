@@ -31,6 +31,23 @@ struct SpanOrder {
     count: String,
     by_ratio: Vec<String>,
     by_median: Vec<String>,
+    own: Option<OwnOrder>,
+}
+
+/// The span group's benchmarks on the highlighted system's own hardware, in words.
+struct OwnOrder {
+    /// Whether their medians there order them as the system's own ratios do.
+    same: bool,
+    same_lowest: bool,
+    /// The lowest benchmark on the highlighted system.
+    lowest: String,
+    pairs: usize,
+    accelerator: String,
+    per_node: i64,
+    nodes: i64,
+    nodes_word: String,
+    /// Each benchmark with its median there, lowest first, in words.
+    medians: String,
 }
 
 #[derive(Template)]
@@ -310,6 +327,31 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         .filter(|s| by_ratio.contains(&s.benchmark))
         .map(|s| s.benchmark.clone())
         .collect();
+    let own = match &data.highlights.agreement.own_hardware {
+        Some(o) => {
+            let order = o.order();
+            let medians: Vec<String> = o
+                .benchmarks
+                .iter()
+                .map(|b| format!("{} {}", b.benchmark, percent(b.median)))
+                .collect();
+            Some(OwnOrder {
+                same: order == by_ratio,
+                same_lowest: order.first().copied() == by_ratio.first().map(String::as_str),
+                lowest: by_ratio.first().cloned().unwrap_or_default(),
+                pairs: o.benchmarks.iter().map(|b| b.pairs).sum(),
+                accelerator: o.accelerator.clone(),
+                per_node: o.accelerators_per_node,
+                nodes: o.nodes,
+                nodes_word: match usize::try_from(o.nodes) {
+                    Ok(n) => count_word(n)?,
+                    Err(_) => o.nodes.to_string(),
+                },
+                medians: list_words(&medians)?,
+            })
+        }
+        None => None,
+    };
     v.put(
         "span_order_sentence",
         template(
@@ -318,6 +360,7 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                 count: count_word(by_ratio.len())?,
                 by_ratio,
                 by_median,
+                own,
             },
             "text/span-order.txt",
         )?,

@@ -73,7 +73,11 @@ fn prose_numbers_follow_a_hand_made_results_set() {
         "That leaves 21 rows",
         "all 27 fields other than",
         "The llama3.1-8b pairs carry two labels: llama3.1-8b (1 pair) and llama3_1-8b (1 pair)",
-        "The rule yields 10 complete pairs. Exactly one eligible row stays unmatched. Row 10 is the Offline row of Acme’s “Acme Box” on llama2-70b-99.9: no Server row has the same 27 key fields.",
+        // Row 10's results folder (closed, Acme, 2xFake, llama2-70b-99.9) holds no other row.
+        "The rule yields 10 complete pairs. Exactly one eligible row stays unmatched. Row 10 is the Offline row of Acme’s “Acme Box” on llama2-70b-99.9: no Server row has the same 27 key fields, and the summary holds no Server row of this system and model at all.",
+        // The Interactive pair's submission (rows 6/7/12) has a Server pair, 102 %, the only one
+        // beside an Interactive pair; its one accelerator carries the lowest (and only) median.
+        "on the 1 of these submissions that also ran Server, their Server medians lie 0.00 points apart. The median of gpt-oss-120b, 70.00 %, rests on a single pair: 1 on Fake GPU 270GB from NVIDIA (70.00 %).",
         "In 1 of 10 pairs",
         "from 40.00 % to 102.00 %",
         // Medians: llama3.1-8b 68 %, deepseek-r1 76 %, llama2-70b-99.9 86.5 %, gpt-oss-120b 95 %.
@@ -352,11 +356,13 @@ fn the_downloads_table_links_every_published_file_with_the_bytes_written() {
 #[test]
 fn the_ordering_sentence_follows_the_data() {
     // Base fixture, by hand: B300 ratios 85 % (deepseek-r1) < 95 % (gpt-oss-120b) < 98 %
-    // (llama2-70b-99.9); medians deepseek-r1 85 %, llama2-70b-99.9 98 %, gpt-oss-120b 98.5 %
-    // ((95 + 102) / 2): the medians order gpt-oss-120b last, the system orders it second.
+    // (llama2-70b-99.9); medians deepseek-r1 76 % (85, 70, 76), llama2-70b-99.9 86.5 % (98, 75),
+    // gpt-oss-120b 95 % (95, 102, 80): the medians order gpt-oss-120b last, the system orders it
+    // second. Every accelerated pair is on the B300's hardware (8 × Fake GPU 270GB, one node),
+    // so the same medians, of 8 pairs, hold there.
     let page = visible(&text(&build("base"), "article.html"));
     assert!(
-        page.contains("On the highlighted system the three workloads do not order as their benchmarks' medians do: by this system's ratio they run deepseek-r1, gpt-oss-120b, llama2-70b-99.9 (lowest first), by median deepseek-r1, llama2-70b-99.9, gpt-oss-120b."),
+        page.contains("On the highlighted system the three workloads do not order as their benchmarks' medians do over all pairs: by this system's ratio they run deepseek-r1, gpt-oss-120b, llama2-70b-99.9 (lowest first), by median deepseek-r1, llama2-70b-99.9, gpt-oss-120b. On its own hardware (8 × Fake GPU 270GB on one node: 8 pairs, its own among them) the medians run deepseek-r1 76.00 %, llama2-70b-99.9 86.50 % and gpt-oss-120b 95.00 % (lowest first): deepseek-r1 stays lowest, but the others take another order."),
         "{page}"
     );
     assert!(!page.contains("order the same way"));

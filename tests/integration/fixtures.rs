@@ -150,31 +150,7 @@ fn interactive_runs_pair_with_their_offline_runs_despite_inferred() {
 /// Interactive run whose submission has no Offline row is reported as such.
 #[test]
 fn interactive_runs_without_one_offline_partner_are_unmatched() {
-    let dir = support::fixture("base");
-    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    // Row 12 again as row 25 (a duplicate Interactive run), and a copy of it as row 26 on a
-    // platform with no Offline row.
-    let row12 = csv.lines().nth(13).unwrap();
-    let orphan = row12.replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan");
-    let csv = format!("{csv}{row12}\n{orphan}\n");
-    let mut j: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).unwrap();
-    let v12 = j["12"].clone();
-    let mut o = v12.clone();
-    o["Platform"] = "Orphan".into();
-    o["Location"] = o["Location"]
-        .as_str()
-        .unwrap()
-        .replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan")
-        .into();
-    j.insert("25".into(), v12);
-    j.insert("26".into(), o);
-    let s = summary::load(
-        csv.as_bytes(),
-        serde_json::to_string(&j).unwrap().as_bytes(),
-        FileNames::default(),
-    )
-    .unwrap();
+    let s = with_interactive_copies();
     let i = analysis::analyse(&s).unwrap().interactive;
     assert!(i.pairs.is_empty());
     let reasons: Vec<(u32, UnmatchedReason)> = i
@@ -509,5 +485,170 @@ fn the_round_is_the_version_every_row_shares() {
     assert_eq!(
         empty.round().unwrap_err().to_string(),
         "summary.csv: holds no result rows"
+    );
+}
+
+/// The other rows of an unmatched row's results folder, worked out by hand: the base fixture's
+/// unmatched row 10 (Acme's llama2-70b-99.9 Offline) has none; with row 12 copied as row 25 and
+/// once more onto a platform of its own as row 26, row 12's folder also holds rows 6 (Offline),
+/// 7 (Server) and 25, and row 26's none.
+#[test]
+fn an_unmatched_row_names_the_other_rows_of_its_folder() {
+    let a = analyse("base").unwrap();
+    assert_eq!(unmatched(&a), vec![(10, Scenario::Offline)]);
+    assert!(a.unmatched[0].siblings.is_empty());
+    assert!(!a.unmatched[0].has_sibling(&Scenario::Server));
+    let i = analysis::analyse(&with_interactive_copies())
+        .unwrap()
+        .interactive;
+    let siblings: Vec<(u32, Vec<(u32, Scenario)>)> = i
+        .unmatched
+        .iter()
+        .map(|u| {
+            (
+                u.id.0,
+                u.siblings.iter().map(|s| (s.id.0, s.scenario)).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        siblings,
+        vec![
+            (
+                12,
+                vec![
+                    (6, Scenario::Offline),
+                    (7, Scenario::Server),
+                    (25, Scenario::Interactive)
+                ]
+            ),
+            (
+                25,
+                vec![
+                    (6, Scenario::Offline),
+                    (7, Scenario::Server),
+                    (12, Scenario::Interactive)
+                ]
+            ),
+            (26, vec![]),
+        ]
+    );
+}
+
+/// The base fixture with row 12 (an Interactive run) copied as row 25, and once more as row 26
+/// on a platform that has no Offline row.
+fn with_interactive_copies() -> summary::Summary {
+    let dir = support::fixture("base");
+    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let row12 = csv.lines().nth(13).unwrap();
+    let orphan = row12.replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan");
+    let csv = format!("{csv}{row12}\n{orphan}\n");
+    let mut j: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let v12 = j["12"].clone();
+    let mut o = v12.clone();
+    o["Platform"] = "Orphan".into();
+    o["Location"] = o["Location"]
+        .as_str()
+        .unwrap()
+        .replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan")
+        .into();
+    j.insert("25".into(), v12);
+    j.insert("26".into(), o);
+    summary::load(
+        csv.as_bytes(),
+        serde_json::to_string(&j).unwrap().as_bytes(),
+        FileNames::default(),
+    )
+    .unwrap()
+}
+
+/// The base fixture with a second Interactive run, Beta's gpt-oss-120b on B300box at 300
+/// tokens/s against its Offline 1000 (30 %), as row 25. By hand: gpt-oss-120b's two Interactive
+/// pairs (NVIDIA 70 %, Beta 30 %) share one accelerator; the same two submissions' Server pairs
+/// are 5100/5000 = 102 % and 800/1000 = 80 %, median 91 %.
+#[test]
+fn the_interactive_pairs_name_their_hardware_and_the_same_submissions_server_ratios() {
+    let dir = support::fixture("base");
+    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    // Row 19 is Beta's gpt-oss-120b Offline row: the new row is it as an Interactive run.
+    let row19 = csv.lines().nth(20).unwrap();
+    assert!(row19.contains(r#""Offline","1000.0""#), "{row19}");
+    let new = row19
+        .replace(r#""Offline","1000.0""#, r#""Interactive","300.0""#)
+        .replace("/Offline/", "/Interactive/");
+    let csv = format!("{csv}{new}\n");
+    let mut j: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let mut v = j["19"].clone();
+    v["Scenario"] = "Interactive".into();
+    v["Result"] = 300.0.into();
+    v["Location"] = v["Location"]
+        .as_str()
+        .unwrap()
+        .replace("/Offline/", "/Interactive/")
+        .into();
+    j.insert("25".into(), v);
+    let s = summary::load(
+        csv.as_bytes(),
+        serde_json::to_string(&j).unwrap().as_bytes(),
+        FileNames::default(),
+    )
+    .unwrap();
+    let i = analysis::analyse(&s).unwrap().interactive;
+    assert_eq!(i.counts.pairs, 2);
+    assert_eq!(i.hardware.len(), 1);
+    assert_eq!(i.hardware[0].benchmark, "gpt-oss-120b");
+    let g = &i.hardware[0].accelerators;
+    assert_eq!(g.len(), 1);
+    assert_eq!(g[0].accelerator.as_deref(), Some("Fake GPU 270GB"));
+    assert_eq!(g[0].pairs, 2);
+    assert_eq!(g[0].organizations, ["Beta", "NVIDIA"]);
+    assert!((g[0].min.0 - 0.30).abs() < 1e-12 && (g[0].max.0 - 0.70).abs() < 1e-12);
+    let along = &i.server_alongside;
+    assert_eq!(along.pairs, 2);
+    assert_eq!(along.benchmarks.len(), 1);
+    assert!((along.benchmarks[0].median.0 - 0.91).abs() < 1e-12);
+}
+
+/// The span system's benchmarks on its own hardware (every accelerated fixture pair is on
+/// "Fake GPU 270GB", 8 per node, one node), worked out by hand: deepseek-r1 85 %, 70 % (Beta),
+/// 76 % (GB200): median 76 %; gpt-oss-120b 95 %, 102 % (GB200), 80 % (Beta): 95 %;
+/// llama2-70b-99.9 98 %, 75 % (Beta): 86.5 %. So deepseek-r1 stays lowest, but llama2-70b-99.9
+/// comes before gpt-oss-120b, unlike on the B300 itself (85 < 95 < 98).
+#[test]
+fn the_span_systems_own_hardware_gives_its_benchmarks_medians() {
+    let a = analyse("base").unwrap();
+    let own = highlight::select(&a, &config())
+        .unwrap()
+        .agreement
+        .own_hardware
+        .unwrap();
+    assert_eq!(
+        (
+            own.accelerator.as_str(),
+            own.accelerators_per_node,
+            own.nodes
+        ),
+        ("Fake GPU 270GB", 8, 1)
+    );
+    let got: Vec<(&str, usize, f64)> = own
+        .benchmarks
+        .iter()
+        .map(|b| (b.benchmark.as_str(), b.pairs, b.median.0))
+        .collect();
+    let want = [
+        ("deepseek-r1", 3, 0.76),
+        ("llama2-70b-99.9", 2, 0.865),
+        ("gpt-oss-120b", 3, 0.95),
+    ];
+    assert_eq!(got.len(), want.len());
+    for ((b, n, m), (wb, wn, wm)) in got.iter().zip(want) {
+        assert_eq!((*b, *n), (wb, wn));
+        assert!((m - wm).abs() < 1e-12, "{b}: {m}");
+    }
+    assert_eq!(
+        own.order(),
+        ["deepseek-r1", "llama2-70b-99.9", "gpt-oss-120b"]
     );
 }
