@@ -153,13 +153,15 @@ pub struct AcceleratorRuns {
     pub max: Ratio,
 }
 
-/// The Server ÷ Offline ratios of the submissions that have an Interactive pair: the Server
-/// pairs whose Offline row is also the Offline row of an Interactive pair.
+/// The submissions with both pairs: the Server pairs whose Offline row is also the Offline row
+/// of an Interactive pair, so that the two ratios are compared on the same submissions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Alongside {
     pub pairs: usize,
-    /// By benchmark, ordered by median (lowest first).
+    /// Their Server ÷ Offline by benchmark, ordered by median (lowest first).
     pub benchmarks: Vec<BenchmarkStats>,
+    /// Their Interactive ÷ Offline by benchmark, ordered by median (lowest first).
+    pub interactive: Vec<BenchmarkStats>,
 }
 
 impl InteractiveAnalysis {
@@ -300,6 +302,12 @@ fn alongside(pairs: &[InteractivePair], server: &[Pair]) -> Alongside {
         benchmarks: by_benchmark(
             same.iter()
                 .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+        ),
+        interactive: by_benchmark(
+            pairs
+                .iter()
+                .filter(|i| same.iter().any(|p| p.offline_id == i.offline_id))
+                .map(|i| (i.submission.benchmark.as_str(), i.ratio)),
         ),
     }
 }

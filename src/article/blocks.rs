@@ -493,8 +493,9 @@ pub struct InteractiveBenchmarkRow {
     pub min: String,
     pub median: String,
     pub max: String,
-    /// The Server ÷ Offline median of the same submissions.
+    /// The Server ÷ Offline median of the same submissions, and how many of them ran Server.
     pub server_median: String,
+    pub server_pairs: usize,
     /// Each accelerator (escaped, with break points) and its pairs; `None` for no accelerator.
     pub accelerators: Vec<(Option<String>, usize)>,
 }
@@ -552,6 +553,13 @@ fn interactive(data: &ArticleData<'_>) -> Result<String> {
                 .iter()
                 .find(|s| s.benchmark == b.benchmark)
                 .map_or("–".into(), |s| percent(s.median)),
+            server_pairs: a
+                .interactive
+                .server_alongside
+                .benchmarks
+                .iter()
+                .find(|s| s.benchmark == b.benchmark)
+                .map_or(0, |s| s.pairs),
             accelerators: a
                 .interactive
                 .hardware

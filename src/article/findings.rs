@@ -398,6 +398,17 @@ fn interactive(v: &mut Values, a: &Analysis) -> crate::Result<()> {
     }
     let ratios = || i.pairs.iter().map(|p| p.ratio.0);
     let alongside = &i.server_alongside.benchmarks;
+    let same = &i.server_alongside.interactive;
+    match (same.first(), same.last()) {
+        (Some(low), Some(high)) => v.put(
+            "interactive_alongside_spread",
+            points(high.median.percent() - low.median.percent()),
+        ),
+        _ => v.missing(
+            "interactive_alongside_spread",
+            "no submission has both an Interactive and a Server pair",
+        ),
+    }
     match (
         ratios().reduce(f64::min),
         ratios().reduce(f64::max),

@@ -609,6 +609,9 @@ fn the_interactive_pairs_name_their_hardware_and_the_same_submissions_server_rat
     assert_eq!(along.pairs, 2);
     assert_eq!(along.benchmarks.len(), 1);
     assert!((along.benchmarks[0].median.0 - 0.91).abs() < 1e-12);
+    // Their Interactive ratios, 70 % and 30 %: median 50 %.
+    assert_eq!(along.interactive.len(), 1);
+    assert!((along.interactive[0].median.0 - 0.50).abs() < 1e-12);
 }
 
 /// The span system's benchmarks on its own hardware (every accelerated fixture pair is on
