@@ -145,7 +145,13 @@ fn sections(body: &str) -> Vec<(String, String)> {
         let Some((inner, next)) = tail.split_once("</h2>") else {
             break;
         };
-        let inner = inner.split(" <a class=\"anchor\"").next().unwrap_or(inner);
+        // The link to itself, and the word joiner before it (as written or as a character).
+        let inner = inner
+            .split("<a class=\"anchor\"")
+            .next()
+            .unwrap_or(inner)
+            .trim_end_matches("&#8288;")
+            .trim_end_matches('\u{2060}');
         let mut text = String::new();
         let mut in_tag = false;
         for c in inner.chars() {
@@ -215,4 +221,26 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
         },
         "templates/article.html",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sections;
+
+    /// A heading's link to itself, and the word joiner that keeps it beside the last word, are
+    /// not part of the section's name, whether the joiner is written as a reference or a
+    /// character.
+    #[test]
+    fn a_section_is_named_by_its_heading_without_its_link() {
+        let body =
+            "<h2 id=\"a\">Why <em>this</em>?&#8288;<a class=\"anchor\" href=\"#a\">§</a></h2>\
+                    <p>x</p><h2 id=\"b\">Second\u{2060}<a class=\"anchor\" href=\"#b\">§</a></h2>";
+        assert_eq!(
+            sections(body),
+            [
+                ("a".to_string(), "Why this?".to_string()),
+                ("b".to_string(), "Second".to_string())
+            ]
+        );
+    }
 }

@@ -390,13 +390,14 @@ pub fn render_prose(
                 heading = Some(id.to_string());
                 out.push(events[i].clone());
             }
-            // A heading with an id ends in a visible link to itself.
+            // A heading with an id ends in a visible link to itself, joined to its last word
+            // (a word joiner, U+2060: the link never wraps onto a line of its own).
             Event::End(TagEnd::Heading(_)) => {
                 if let Some(id) = heading.take() {
                     let id = crate::base::text::html_escape(&id);
                     out.push(Event::InlineHtml(
                         format!(
-                            " <a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to this section\">§</a>"
+                            "&#8288;<a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to this section\">§</a>"
                         )
                         .into(),
                     ));

@@ -533,7 +533,8 @@ fn sentences(html: &str) -> Vec<Sentence> {
     fn collect(el: ElementRef<'_>, out: &mut String) {
         for child in el.children() {
             match child.value() {
-                Node::Text(t) => out.push_str(t),
+                // The word joiner before a § link joins without saying anything.
+                Node::Text(t) => out.extend(t.chars().filter(|c| *c != '\u{2060}')),
                 Node::Element(e) => {
                     let Some(c) = ElementRef::wrap(child) else {
                         continue;
