@@ -180,8 +180,7 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         }
         let ran = systems.entry((&s.organization, &s.platform)).or_default();
         ran.ratios.entry(&s.benchmark).or_default().push(p.ratio.0);
-        ran.accelerators
-            .extend(s.accelerator.as_deref().filter(|_| !s.cpu_only));
+        ran.accelerators.extend(s.accelerator_name());
         ran.software.extend(software_items(&s.framework));
     }
     let mut a = Agreement {
@@ -240,28 +239,20 @@ fn own_hardware(
         .iter()
         .filter(|h| h.in_span)
         .find_map(|h| analysis.pair(h.offline_id))?;
-    let s = &own.submission;
-    let (false, Some(accelerator), Some(per), Some(nodes)) =
-        (s.cpu_only, &s.accelerator, s.accelerators_per_node, s.nodes)
-    else {
-        return None;
-    };
+    let hardware = own.submission.hardware()?;
+    let (accelerator, per, nodes) = hardware;
     let benchmarks = by_benchmark(
         analysis
             .pairs
             .iter()
             .filter(|p| {
-                let t = &p.submission;
-                !t.cpu_only
-                    && t.accelerator.as_ref() == Some(accelerator)
-                    && t.accelerators_per_node == Some(per)
-                    && t.nodes == Some(nodes)
-                    && order.contains(&t.benchmark.as_str())
+                p.submission.hardware() == Some(hardware)
+                    && order.contains(&p.submission.benchmark.as_str())
             })
             .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
     );
     Some(OwnHardware {
-        accelerator: accelerator.clone(),
+        accelerator: accelerator.to_string(),
         accelerators_per_node: per,
         nodes,
         benchmarks,

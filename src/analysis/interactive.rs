@@ -255,8 +255,7 @@ fn hardware(pairs: &[InteractivePair], benchmarks: &[BenchmarkStats]) -> Vec<Ben
                 .iter()
                 .filter(|p| p.submission.benchmark == b.benchmark)
             {
-                let s = &p.submission;
-                by.entry(s.accelerator.as_deref().filter(|_| !s.cpu_only))
+                by.entry(p.submission.accelerator_name())
                     .or_default()
                     .push(p);
             }
@@ -297,6 +296,7 @@ fn alongside(pairs: &[InteractivePair], server: &[Pair]) -> Alongside {
         .iter()
         .filter(|p| offline.contains(&p.offline_id))
         .collect();
+    let with_server: BTreeSet<RowId> = same.iter().map(|p| p.offline_id).collect();
     Alongside {
         pairs: same.len(),
         benchmarks: by_benchmark(
@@ -306,7 +306,7 @@ fn alongside(pairs: &[InteractivePair], server: &[Pair]) -> Alongside {
         interactive: by_benchmark(
             pairs
                 .iter()
-                .filter(|i| same.iter().any(|p| p.offline_id == i.offline_id))
+                .filter(|i| with_server.contains(&i.offline_id))
                 .map(|i| (i.submission.benchmark.as_str(), i.ratio)),
         ),
     }

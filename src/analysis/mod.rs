@@ -203,6 +203,21 @@ impl Submission {
         }
     }
 
+    /// The accelerator's name as written; `None` for a CPU-only system or an empty field.
+    pub fn accelerator_name(&self) -> Option<&str> {
+        self.accelerator.as_deref().filter(|_| !self.cpu_only)
+    }
+
+    /// The hardware as the article compares it: accelerator as written, accelerators per node
+    /// and node count; `None` for a CPU-only system or when the summary leaves any of them empty.
+    pub fn hardware(&self) -> Option<(&str, i64, i64)> {
+        Some((
+            self.accelerator_name()?,
+            self.accelerators_per_node?,
+            self.nodes?,
+        ))
+    }
+
     /// Runs on more than one node.
     pub fn multi_node(&self) -> Option<bool> {
         self.nodes.map(|n| n > 1)

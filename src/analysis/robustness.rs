@@ -119,9 +119,7 @@ fn noise(pairs: &[Pair]) -> Noise {
     let mut by: BTreeMap<Key<'_>, Vec<&Pair>> = BTreeMap::new();
     for p in pairs {
         let s = &p.submission;
-        if let (false, Some(acc), Some(per), Some(nodes)) =
-            (s.cpu_only, &s.accelerator, s.accelerators_per_node, s.nodes)
-        {
+        if let Some((acc, per, nodes)) = s.hardware() {
             by.entry((&s.benchmark, acc, per, nodes))
                 .or_default()
                 .push(p);

@@ -103,13 +103,11 @@ pub fn case_variants(analysis: &Analysis) -> Vec<Vec<String>> {
     let mut by_folded: std::collections::BTreeMap<String, std::collections::BTreeSet<&str>> =
         Default::default();
     for p in &analysis.pairs {
-        if let Some(name) = p.submission.accelerator.as_deref() {
-            if !p.submission.cpu_only {
-                by_folded
-                    .entry(name.to_lowercase())
-                    .or_default()
-                    .insert(name);
-            }
+        if let Some(name) = p.submission.accelerator_name() {
+            by_folded
+                .entry(name.to_lowercase())
+                .or_default()
+                .insert(name);
         }
     }
     let mut sets: Vec<Vec<String>> = by_folded
@@ -598,11 +596,9 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             .filter(|h| h.in_span)
             .filter_map(|h| a.pair(h.offline_id))
             .any(|p| {
-                let s = &p.submission;
-                s.benchmark == g.benchmark
-                    && s.accelerator.as_deref() == Some(g.accelerator.as_str())
-                    && s.accelerators_per_node == Some(g.accelerators_per_node)
-                    && s.nodes == Some(g.nodes)
+                p.submission.benchmark == g.benchmark
+                    && p.submission.hardware()
+                        == Some((g.accelerator.as_str(), g.accelerators_per_node, g.nodes))
             })
     });
     let ag = &data.highlights.agreement;

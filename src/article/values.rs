@@ -309,18 +309,8 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
 /// Whether the span group orders its workloads as the benchmarks' medians do, as a sentence.
 fn span_order(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     let a = data.analysis;
-    let mut span: Vec<(f64, &str)> = data
-        .highlights
-        .highlights
-        .iter()
-        .filter(|h| h.in_span)
-        .filter_map(|h| {
-            a.pair(h.offline_id)
-                .map(|p| (h.ratio.0, p.submission.benchmark.as_str()))
-        })
-        .collect();
-    span.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let by_ratio: Vec<String> = span.iter().map(|(_, b)| b.to_string()).collect();
+    // The span group's benchmarks by the system's own ratio, as the agreement orders them.
+    let by_ratio: Vec<String> = data.highlights.agreement.order.clone();
     let by_median: Vec<String> = a
         .benchmarks
         .iter()
