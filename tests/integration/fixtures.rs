@@ -535,26 +535,26 @@ fn an_unmatched_row_names_the_other_rows_of_its_folder() {
     );
 }
 
-/// The base fixture with row 12 (an Interactive run) copied as row 25, and once more as row 26
-/// on a platform that has no Offline row.
-fn with_interactive_copies() -> summary::Summary {
+/// The base fixture with rows appended: `rows` makes each new row's CSV line and JSON value from
+/// the base ones (the CSV lines with their header first, the JSON object by row ID); the new rows
+/// take the next IDs, from 25 on.
+fn base_plus(
+    rows: impl FnOnce(
+        &[&str],
+        &serde_json::Map<String, serde_json::Value>,
+    ) -> Vec<(String, serde_json::Value)>,
+) -> summary::Summary {
     let dir = support::fixture("base");
-    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let mut csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
     let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    let row12 = csv.lines().nth(13).unwrap();
-    let orphan = row12.replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan");
-    let csv = format!("{csv}{row12}\n{orphan}\n");
     let mut j: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).unwrap();
-    let v12 = j["12"].clone();
-    let mut o = v12.clone();
-    o["Platform"] = "Orphan".into();
-    o["Location"] = o["Location"]
-        .as_str()
-        .unwrap()
-        .replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan")
-        .into();
-    j.insert("25".into(), v12);
-    j.insert("26".into(), o);
+    let lines: Vec<&str> = csv.lines().collect();
+    let added = rows(&lines, &j);
+    for (line, value) in added {
+        csv.push_str(&line);
+        csv.push('\n');
+        j.insert(j.len().to_string(), value);
+    }
     summary::load(
         csv.as_bytes(),
         serde_json::to_string(&j).unwrap().as_bytes(),
@@ -563,38 +563,47 @@ fn with_interactive_copies() -> summary::Summary {
     .unwrap()
 }
 
+/// The base fixture with row 12 (an Interactive run) copied as row 25, and once more as row 26
+/// on a platform that has no Offline row.
+fn with_interactive_copies() -> summary::Summary {
+    base_plus(|csv, j| {
+        let row12 = csv[13];
+        let orphan = row12.replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan");
+        let v12 = j["12"].clone();
+        let mut o = v12.clone();
+        o["Platform"] = "Orphan".into();
+        o["Location"] = o["Location"]
+            .as_str()
+            .unwrap()
+            .replace("GB200-NVL72_GB200-186GB_aarch64x72_TRT", "Orphan")
+            .into();
+        vec![(row12.to_string(), v12), (orphan, o)]
+    })
+}
+
 /// The base fixture with a second Interactive run, Beta's gpt-oss-120b on B300box at 300
 /// tokens/s against its Offline 1000 (30 %), as row 25. By hand: gpt-oss-120b's two Interactive
 /// pairs (NVIDIA 70 %, Beta 30 %) share one accelerator; the same two submissions' Server pairs
 /// are 5100/5000 = 102 % and 800/1000 = 80 %, median 91 %.
 #[test]
 fn the_interactive_pairs_name_their_hardware_and_the_same_submissions_server_ratios() {
-    let dir = support::fixture("base");
-    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    // Row 19 is Beta's gpt-oss-120b Offline row: the new row is it as an Interactive run.
-    let row19 = csv.lines().nth(20).unwrap();
-    assert!(row19.contains(r#""Offline","1000.0""#), "{row19}");
-    let new = row19
-        .replace(r#""Offline","1000.0""#, r#""Interactive","300.0""#)
-        .replace("/Offline/", "/Interactive/");
-    let csv = format!("{csv}{new}\n");
-    let mut j: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).unwrap();
-    let mut v = j["19"].clone();
-    v["Scenario"] = "Interactive".into();
-    v["Result"] = 300.0.into();
-    v["Location"] = v["Location"]
-        .as_str()
-        .unwrap()
-        .replace("/Offline/", "/Interactive/")
-        .into();
-    j.insert("25".into(), v);
-    let s = summary::load(
-        csv.as_bytes(),
-        serde_json::to_string(&j).unwrap().as_bytes(),
-        FileNames::default(),
-    )
-    .unwrap();
+    let s = base_plus(|csv, j| {
+        // Row 19 is Beta's gpt-oss-120b Offline row: the new row is it as an Interactive run.
+        let row19 = csv[20];
+        assert!(row19.contains(r#""Offline","1000.0""#), "{row19}");
+        let new = row19
+            .replace(r#""Offline","1000.0""#, r#""Interactive","300.0""#)
+            .replace("/Offline/", "/Interactive/");
+        let mut v = j["19"].clone();
+        v["Scenario"] = "Interactive".into();
+        v["Result"] = 300.0.into();
+        v["Location"] = v["Location"]
+            .as_str()
+            .unwrap()
+            .replace("/Offline/", "/Interactive/")
+            .into();
+        vec![(new, v)]
+    });
     let i = analysis::analyse(&s).unwrap().interactive;
     assert_eq!(i.counts.pairs, 2);
     assert_eq!(i.hardware.len(), 1);
