@@ -37,8 +37,8 @@ fn real_inputs() -> &'static Inputs {
 }
 
 /// The vendored crates, as the build keeps them (the repository's data/crates).
-fn fragment() -> &'static scenario_ratios::vendor::Fragment {
-    static F: OnceLock<scenario_ratios::vendor::Fragment> = OnceLock::new();
+fn fragment() -> &'static package::Vendored {
+    static F: OnceLock<package::Vendored> = OnceLock::new();
     F.get_or_init(|| {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let sources = package::source_files(root).unwrap();
@@ -54,6 +54,7 @@ fn fragment() -> &'static scenario_ratios::vendor::Fragment {
             1_795_996_800,
             &crates,
         )
+        .and_then(package::Vendored::new)
         .unwrap()
     })
 }
@@ -131,7 +132,7 @@ fn zip_packaging(b: Bencher) {
         entries.insert(package::bundle_path(&f.pin), f.bytes.clone());
     }
     let vendored = fragment();
-    b.with_inputs(|| vendored.clone()).bench_local_values(|v| {
+    b.with_inputs(|| vendored.copy()).bench_local_values(|v| {
         package::bundle(black_box(&entries), Some(v), 1_795_996_800, None).unwrap()
     });
 }
@@ -141,15 +142,21 @@ fn zip_packaging(b: Bencher) {
 fn whole_pipeline_in_process(b: Bencher) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     // The fragment is read on a second core in a real build: its copy is made outside the timing.
-    b.with_inputs(|| fragment().clone())
+    b.with_inputs(|| fragment().copy())
         .bench_local_values(|vendored| {
             let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
             let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
             let mut dist = pipeline::render_data(&c, &figures).unwrap();
             let sources = package::source_files(root).unwrap();
-            let staged =
-                pipeline::stage_package(&mut dist, real_inputs(), &c, sources, 1_795_996_800)
-                    .unwrap();
+            let staged = pipeline::stage_package(
+                &mut dist,
+                real_inputs(),
+                &c,
+                sources,
+                1_795_996_800,
+                &mut package::Compressed::default(),
+            )
+            .unwrap();
             package::add_bundle(&mut dist, staged, Some(vendored)).unwrap();
             pipeline::render_article(&c, &figures, &mut dist).unwrap();
             pipeline::finish(&mut dist).unwrap();

@@ -42,7 +42,7 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
         ),
         "the first step checks and unpacks the downloads: {blocks:?}"
     );
-    let rebuild = support::reproduce_block(&html, "cargo run --release --offline --locked");
+    let rebuild = support::reproduce_block(&html, "cargo run --profile reader --offline --locked");
     assert_eq!(
         blocks.last(),
         Some(&rebuild),

@@ -432,3 +432,68 @@ fn a_replaced_content_folder_is_watched_again() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The body of an answer (after its head).
+fn body(answer: &str) -> &str {
+    answer.split_once("\r\n\r\n").map_or("", |(_, b)| b)
+}
+
+#[test]
+fn a_rebuild_that_keeps_work_serves_the_bytes_a_fresh_build_writes() {
+    // The preview keeps the verified inputs, the computed data, the compressed bundle entries
+    // and the vendored crates between builds; after prose edits its files must still be the
+    // ones a fresh `build` of the same project writes. SHA256SUMS lists the digest of every
+    // other file, so equal listings mean equal files.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = support::project_copy(tmp.path());
+    let (mut server, _out, url) = start(&root, tmp.path());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let prose = root.join("content/article.md");
+    let original = std::fs::read_to_string(&prose).unwrap();
+    let mut served = body(&get_ok(&addr, "/SHA256SUMS")).to_string();
+    for edit in [
+        "A first kept-work sentence.",
+        "A second kept-work sentence.",
+    ] {
+        std::fs::write(&prose, format!("{original}\n{edit}\n")).unwrap();
+        let started = Instant::now();
+        loop {
+            let page = get_ok(&addr, "/");
+            if page.contains(edit) {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "{edit:?} was not served"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let now = body(&get_ok(&addr, "/SHA256SUMS")).to_string();
+        assert_ne!(now, served, "the edit changed the page and the bundle");
+        served = now;
+    }
+    let out = tmp.path().join("fresh");
+    let o = support::binary()
+        .args(["build", "--offline", "--root"])
+        .arg(&root)
+        .arg("--mirror")
+        .arg(support::mirror())
+        .arg("--cache")
+        .arg(tmp.path().join("cache"))
+        .arg("--out")
+        .arg(&out)
+        .env_remove("UPSTREAM_MIRROR")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        served,
+        std::fs::read_to_string(out.join("SHA256SUMS")).unwrap(),
+        "the preview's files differ from a fresh build's"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+}

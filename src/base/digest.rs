@@ -8,7 +8,7 @@ use sha1::Sha1;
 use sha2::{Digest, Sha256};
 
 /// A lowercase hexadecimal digest (SHA-256 or SHA-1).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct HexDigest(String);
 

@@ -421,7 +421,7 @@ fn png(pixels: &[u8]) -> Result<Vec<u8>> {
         raw.push(0);
         raw.extend_from_slice(line);
     }
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(9));
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
     z.write_all(&raw).map_err(fail)?;
     let data = z.finish().map_err(fail)?;
     chunk(&mut out, b"IDAT", &data);

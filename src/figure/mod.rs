@@ -67,6 +67,7 @@ impl Layout {
 }
 
 /// Both figures in both layouts.
+#[derive(Debug, Clone)]
 pub struct Figures {
     pub highlights: Svg,
     pub highlights_narrow: Svg,

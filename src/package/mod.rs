@@ -17,18 +17,19 @@ use std::collections::BTreeMap;
 pub use provenance::{bundle_path, provenance, InputProvenance, ProjectId, Provenance};
 pub use readme::bundle_readme;
 pub use sources::{lock_text, source_files, MAX_SOURCE_FILE, MAX_SOURCE_TOTAL};
-pub use zip::{bundle, finish, stage, Bundle, Staged};
+pub use zip::{bundle, finish, stage, Bundle, Compressed, Staged, Vendored};
 
 use crate::base::error::Result;
 use crate::base::layout::{OutputFile, BUNDLE_README};
 use crate::dist::Dist;
 use crate::inputs::Inputs;
 use crate::project::Project;
-use crate::vendor::{Fragment, CARGO_CONFIG, CARGO_CONFIG_PATH};
+use crate::vendor::{CARGO_CONFIG, CARGO_CONFIG_PATH};
 
 /// Adds `provenance.json` to `dist`, and stages the bundle's own entries: the project's
 /// `sources`, the bundle's README and cargo configuration, the inputs, and a copy of every file
-/// already in `dist` that the bundle carries (`round` is the results' round, for the README).
+/// already in `dist` that the bundle carries (`round` is the results' round, for the README);
+/// `kept` holds the entries earlier builds of this process compressed.
 pub fn stage_bundle(
     dist: &mut Dist,
     inputs: &Inputs,
@@ -36,6 +37,7 @@ pub fn stage_bundle(
     round: &str,
     sources: BTreeMap<String, Vec<u8>>,
     source_date_epoch: i64,
+    kept: &mut Compressed,
 ) -> Result<Staged> {
     dist.add(
         OutputFile::Provenance.path(),
@@ -71,11 +73,12 @@ pub fn stage_bundle(
             config: project.config.clone(),
             inputs: inputs.manifest.inputs.clone(),
         }),
+        kept,
     )
 }
 
-/// Adds `reproducibility.zip`: the staged entries on top of the vendored crates of `fragment`.
-pub fn add_bundle(dist: &mut Dist, staged: Staged, fragment: Option<Fragment>) -> Result<()> {
-    let bundle = finish(staged, fragment)?;
+/// Adds `reproducibility.zip`: the staged entries on top of the vendored crates.
+pub fn add_bundle(dist: &mut Dist, staged: Staged, vendored: Option<Vendored>) -> Result<()> {
+    let bundle = finish(staged, vendored)?;
     dist.add_hashed(OutputFile::Bundle.path(), bundle.bytes, bundle.sha256)
 }

@@ -3,7 +3,7 @@
 //! byte-reproducible: entries in sorted order, one fixed timestamp, fixed permissions, relative
 //! paths only.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Cursor, Write};
 
 use sha2::{Digest, Sha256};
@@ -50,12 +50,21 @@ pub struct Staged {
     describer: Option<Describer>,
 }
 
+/// Our entries compressed by earlier builds of one process (the preview), each as a one-entry
+/// zip by its name, SHA-256 and timestamp: a prose edit recompresses only the prose. Every entry
+/// is compressed this way, kept or not, and its record copied raw into the bundle, so a kept
+/// entry's bytes are those a fresh one would have. A one-shot build starts empty.
+#[derive(Debug, Default)]
+pub struct Compressed(HashMap<(String, HexDigest, i64), Vec<u8>>);
+
 /// Compresses every entry of `entries` (paths relative to the bundle's folder), sorted, stamped
-/// with one time and mode 0644. With a `describer`, [`finish`] adds the RO-Crate description.
+/// with one time and mode 0644, reusing the entries `kept` holds and keeping only this build's.
+/// With a `describer`, [`finish`] adds the RO-Crate description.
 pub fn stage(
     entries: &BTreeMap<String, Vec<u8>>,
     source_date_epoch: i64,
     describer: Option<Describer>,
+    kept: &mut Compressed,
 ) -> Result<Staged> {
     let fail = |e: zip::result::ZipError| bundle_error(e);
     let options = SimpleFileOptions::default()
@@ -74,6 +83,7 @@ pub fn stage(
     ];
     let mut under_vendor = None;
     let mut files = Vec::with_capacity(entries.len());
+    let mut now = Compressed::default();
     // `entries` is sorted by path, and the bundle's folder prefixes every name alike.
     for (rel, bytes) in entries {
         let name = format!("{root}{rel}");
@@ -86,16 +96,30 @@ pub fn stage(
         if under_vendor.is_none() && name.starts_with(&vendored) {
             under_vendor = Some(name.clone());
         }
-        let part = usize::from(name > inventory_name) + usize::from(name > ro_crate_name);
-        let zip = &mut parts[part];
-        zip.start_file(name.as_str(), options).map_err(fail)?;
-        zip.write_all(bytes).map_err(bundle_error)?;
+        let sha256 = HexDigest::sha256(bytes);
+        let key = (name, sha256, source_date_epoch);
+        let one = match kept.0.remove(&key) {
+            Some(one) => one,
+            None => {
+                let mut one = ZipWriter::new(Cursor::new(Vec::new()));
+                one.start_file(key.0.as_str(), options).map_err(fail)?;
+                one.write_all(bytes).map_err(bundle_error)?;
+                one.finish().map_err(fail)?.into_inner()
+            }
+        };
+        let part = usize::from(key.0 > inventory_name) + usize::from(key.0 > ro_crate_name);
+        let mut archive = zip::ZipArchive::new(Cursor::new(one.as_slice())).map_err(fail)?;
+        parts[part]
+            .raw_copy_file(archive.by_index_raw(0).map_err(fail)?)
+            .map_err(fail)?;
         files.push(FileFacts {
             path: rel.clone(),
             size: bytes.len() as u64,
-            sha256: Some(HexDigest::sha256(bytes)),
+            sha256: Some(key.1.clone()),
         });
+        now.0.insert(key, one);
     }
+    *kept = now;
     let [a, b, c] = parts;
     Ok(Staged {
         parts: [
@@ -108,6 +132,35 @@ pub fn stage(
         under_vendor,
         describer,
     })
+}
+
+/// The vendored crates' fragment, with the size and SHA-256 of each of its files (which the
+/// RO-Crate description lists), read from its directory and listing once.
+#[derive(Debug)]
+pub struct Vendored {
+    pub fragment: Fragment,
+    files: Vec<FileFacts>,
+}
+
+impl Vendored {
+    pub fn new(fragment: Fragment) -> Result<Vendored> {
+        let files = vendored_files(&fragment)?;
+        Ok(Vendored { fragment, files })
+    }
+
+    /// A copy whose buffer keeps the room the fragment was read with, so that the bundle
+    /// written on top of it needs no second copy.
+    pub fn copy(&self) -> Vendored {
+        let mut bytes = Vec::with_capacity(self.fragment.bytes.capacity());
+        bytes.extend_from_slice(&self.fragment.bytes);
+        Vendored {
+            fragment: Fragment {
+                bytes,
+                ..self.fragment.clone_without_bytes()
+            },
+            files: self.files.clone(),
+        }
+    }
 }
 
 /// The vendored files of a fragment, with their sizes (from its central directory) and
@@ -155,14 +208,14 @@ fn vendored_files(v: &Fragment) -> Result<Vec<FileFacts>> {
 /// bundle's folder), whose entries stay first, byte for byte; then the staged entries, with the
 /// inventory listing every entry in its sorted place. The digest continues from the vendored
 /// block's, so only what follows it is hashed here.
-pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
+pub fn finish(staged: Staged, vendor: Option<Vendored>) -> Result<Bundle> {
     let fail = |e: zip::result::ZipError| bundle_error(e);
     if let (Some(_), Some(name)) = (&vendor, &staged.under_vendor) {
         return Err(bundle_error(format!(
             "entry {name:?} lies among the vendored crates"
         )));
     }
-    let vendor_listing = vendor.as_ref().map_or("", |v| v.listing.as_str());
+    let vendor_listing = vendor.as_ref().map_or("", |v| v.fragment.listing.as_str());
     // The RO-Crate description: every entry but itself, the inventory with its size alone
     // (the inventory lists the description's SHA-256, so the description cannot list the
     // inventory's).
@@ -171,7 +224,7 @@ pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
         Some(describer) => {
             let mut files = staged.files.clone();
             if let Some(v) = &vendor {
-                files.extend(vendored_files(v)?);
+                files.extend(v.files.iter().cloned());
             }
             let line = |path: &str| crate::base::sums::line_len(path) as u64;
             let inventory_size = staged.files.iter().map(|f| line(&f.path)).sum::<u64>()
@@ -202,7 +255,7 @@ pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
         + inventory.len()
         + described.as_ref().map_or(0, Vec::len)
         + (1 << 20);
-    let (mut zip, (from, mut sha256)) = match vendor {
+    let (mut zip, (from, mut sha256)) = match vendor.map(|v| v.fragment) {
         Some(v) => {
             let mut bytes = v.bytes;
             bytes.reserve(room);
@@ -259,11 +312,19 @@ pub fn finish(staged: Staged, vendor: Option<Fragment>) -> Result<Bundle> {
 /// given.
 pub fn bundle(
     entries: &BTreeMap<String, Vec<u8>>,
-    vendor: Option<Fragment>,
+    vendor: Option<Vendored>,
     source_date_epoch: i64,
     describer: Option<Describer>,
 ) -> Result<Bundle> {
-    finish(stage(entries, source_date_epoch, describer)?, vendor)
+    finish(
+        stage(
+            entries,
+            source_date_epoch,
+            describer,
+            &mut Compressed::default(),
+        )?,
+        vendor,
+    )
 }
 
 #[cfg(test)]
@@ -344,8 +405,14 @@ mod tests {
         // With no room left in the fragment's buffer, and with plenty: the same bytes.
         let tight = fragment(0);
         let block = tight.bytes[..tight.block.len].to_vec();
-        let one = bundle(&e, Some(tight), 1_795_996_800, None).unwrap();
-        let roomy = bundle(&e, Some(fragment(1 << 20)), 1_795_996_800, None).unwrap();
+        let one = bundle(&e, Some(Vendored::new(tight).unwrap()), 1_795_996_800, None).unwrap();
+        let roomy = bundle(
+            &e,
+            Some(Vendored::new(fragment(1 << 20)).unwrap()),
+            1_795_996_800,
+            None,
+        )
+        .unwrap();
         assert_eq!(one.bytes, roomy.bytes);
         assert_eq!(
             one.sha256,
@@ -404,7 +471,13 @@ mod tests {
             );
         }
         e.insert("vendor/demo-0.1.0/extra.rs".to_string(), b"".to_vec());
-        let err = bundle(&e, Some(fragment(0)), 1_795_996_800, None).unwrap_err();
+        let err = bundle(
+            &e,
+            Some(Vendored::new(fragment(0)).unwrap()),
+            1_795_996_800,
+            None,
+        )
+        .unwrap_err();
         assert!(
             err.to_string().contains("lies among the vendored crates"),
             "{err}"

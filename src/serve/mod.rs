@@ -23,7 +23,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use crate::base::error::{Error, Result};
-use crate::pipeline::{self, BuildOptions, Timings};
+use crate::pipeline::{self, BuildOptions, Reuse, Timings};
 use crate::project::Project;
 pub use http::{served_page, CONNECTION_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_HEAD_BYTES};
 
@@ -68,7 +68,8 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
         served: Mutex::new(Served::default()),
         version,
     });
-    rebuild(opts, &state);
+    let mut reuse = Reuse::across_builds();
+    rebuild(opts, &state, &mut reuse);
 
     let (tx, rx) = mpsc::channel();
     let watcher = notify::recommended_watcher(tx).map_err(|e| Error::Serve {
@@ -79,7 +80,9 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
     {
         let opts = opts.clone();
         let state = state.clone();
-        std::thread::spawn(move || watcher::watch_loop(&opts, &state, &rx, &mut folders));
+        std::thread::spawn(move || {
+            watcher::watch_loop(&opts, &state, &rx, &mut folders, &mut reuse)
+        });
     }
 
     crate::base::sys::catch_interrupt();
@@ -98,9 +101,9 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
 }
 
 /// Builds in memory and publishes the result (or the error) to the server.
-fn rebuild(opts: &BuildOptions, state: &State) {
+fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Reuse) {
     let started = Instant::now();
-    let result = pipeline::build_in_memory(opts, &mut Timings::new());
+    let result = pipeline::build_in_memory(opts, &mut Timings::new(), reuse);
     let mut served = state.served.lock().unwrap_or_else(|p| p.into_inner());
     match result {
         Ok(built) => {

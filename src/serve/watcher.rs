@@ -1,20 +1,23 @@
 //! The preview's watcher: the project's prose, settings, manifest and sources, each folder armed
 //! again when it is replaced as a folder; a burst of saved edits makes one rebuild.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
 use super::{rebuild, State};
 use crate::base::error::{Error, Result};
 use crate::base::sys::file_identity;
-use crate::pipeline::BuildOptions;
+use crate::pipeline::{BuildOptions, Reuse};
 use crate::project::Project;
 
 /// How long the watcher waits for a burst of file events to settle before rebuilding.
 const DEBOUNCE: Duration = Duration::from_millis(40);
+/// The longest a burst of events delays a rebuild: saves every 30 ms still rebuild at least this
+/// often (plus the build's own time).
+const MAX_SETTLE: Duration = Duration::from_millis(500);
 /// How often the watcher checks that each watched folder is still the one it watches.
 const REARM_CHECK: Duration = Duration::from_millis(500);
 /// The folders the watcher watches, each with the identity (device and inode) it had when it was
@@ -102,10 +105,17 @@ impl WatchedFolders {
                 }
             }
         }
+        // A file the bundle never carries (an editor's swap file, a backup) changes nothing
+        // the build reads: it neither triggers nor delays a rebuild.
+        let scratch = |p: &Path| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(crate::base::layout::is_scratch)
+        };
         event
             .paths
             .iter()
-            .any(|p| self.paths.iter().any(|w| p.starts_with(w)))
+            .any(|p| !scratch(p) && self.paths.iter().any(|w| p.starts_with(w)))
     }
 }
 
@@ -116,15 +126,33 @@ pub(super) fn watch_loop(
     state: &State,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
     folders: &mut WatchedFolders,
+    reuse: &mut Reuse,
 ) {
     loop {
         let mut replaced = Vec::new();
         let relevant = match rx.recv_timeout(REARM_CHECK) {
             Ok(first) => {
                 let mut relevant = first.is_ok_and(|e| folders.classify(&e, &mut replaced));
-                // Editors save in several steps; wait until the events stop.
-                while let Ok(next) = rx.recv_timeout(DEBOUNCE) {
-                    relevant |= next.is_ok_and(|e| folders.classify(&e, &mut replaced));
+                // Editors save in several steps: wait until the relevant events stop for
+                // DEBOUNCE, but never longer than MAX_SETTLE after the first, so that saves
+                // every few milliseconds still rebuild.
+                let started = Instant::now();
+                let mut settled = started + DEBOUNCE;
+                loop {
+                    let deadline = settled.min(started + MAX_SETTLE);
+                    let Some(wait) = deadline.checked_duration_since(Instant::now()) else {
+                        break;
+                    };
+                    match rx.recv_timeout(wait) {
+                        Ok(next) => {
+                            if next.is_ok_and(|e| folders.classify(&e, &mut replaced)) {
+                                relevant = true;
+                                settled = Instant::now() + DEBOUNCE;
+                            }
+                        }
+                        Err(mpsc::RecvTimeoutError::Timeout) => break,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                    }
                 }
                 relevant
             }
@@ -133,7 +161,7 @@ pub(super) fn watch_loop(
         };
         let rearmed = folders.rearm(&replaced);
         if relevant || rearmed {
-            rebuild(opts, state);
+            rebuild(opts, state, reuse);
         }
     }
 }

@@ -278,6 +278,95 @@ fn stub_lib_path(manifest: &[u8]) -> String {
         .unwrap_or_else(|| "src/lib.rs".into())
 }
 
+/// Top-level folders of a crate that a build of it as a dependency never compiles: cargo builds
+/// only a dependency's library (and its build script), so its tests, benchmarks and examples
+/// are left out of the bundle, and of its `.cargo-checksum.json` with them (cargo checks only
+/// the files that lists). A file there that a kept source file includes
+/// (`include_str!("../examples/x.rs")` as documentation, say) stays.
+const UNBUILT: [&str; 3] = ["tests/", "benches/", "examples/"];
+
+/// Leaves out the files under [`UNBUILT`] folders that no kept `.rs` file includes.
+fn trim(files: &mut Files) {
+    let unbuilt = |rel: &str| UNBUILT.iter().any(|d| rel.starts_with(d));
+    let mut keep = std::collections::BTreeSet::new();
+    for (rel, bytes) in files.iter() {
+        if unbuilt(rel) || !rel.ends_with(".rs") {
+            continue;
+        }
+        match included(rel, &String::from_utf8_lossy(bytes)) {
+            Included::Paths(paths) => keep.extend(paths),
+            // A path this reading cannot follow that names one of those folders: keep them all.
+            Included::Unknown => return,
+        }
+    }
+    files.retain(|rel, _| !unbuilt(rel) || keep.contains(rel.as_str()));
+}
+
+/// What one source file includes from the crate's folders.
+#[derive(Debug, PartialEq, Eq)]
+enum Included {
+    /// The crate-relative paths of its string-literal `include!`, `include_str!` and
+    /// `include_bytes!` arguments under an [`UNBUILT`] folder.
+    Paths(Vec<String>),
+    /// An include or `#[path]` whose argument is not a plain string literal, or is one this
+    /// reading cannot resolve, and that mentions an [`UNBUILT`] folder.
+    Unknown,
+}
+
+/// The files under [`UNBUILT`] folders that `source` (the crate's file `rel`) includes.
+fn included(rel: &str, source: &str) -> Included {
+    let mentions = |text: &str| UNBUILT.iter().any(|d| text.contains(&d[..d.len() - 1]));
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut paths = Vec::new();
+    for (at, _) in source.match_indices("include") {
+        let rest = &source[at + "include".len()..];
+        let rest = ["_str!", "_bytes!", "!"]
+            .iter()
+            .find_map(|m| rest.strip_prefix(m));
+        let Some(rest) = rest.map(str::trim_start).and_then(|r| r.strip_prefix('(')) else {
+            continue;
+        };
+        let args = rest.split(')').next().unwrap_or(rest);
+        let literal = args
+            .trim()
+            .strip_prefix('"')
+            .and_then(|a| a.strip_suffix('"'))
+            .filter(|a| !a.contains(['"', '\\']));
+        match literal.and_then(|l| resolve(dir, l)) {
+            Some(path) if UNBUILT.iter().any(|d| path.starts_with(d)) => paths.push(path),
+            Some(_) => {}
+            None if mentions(args) => return Included::Unknown,
+            None => {}
+        }
+    }
+    for (at, _) in source.match_indices("#[path") {
+        let attr = source[at..].split(']').next().unwrap_or_default();
+        if mentions(attr) {
+            return Included::Unknown;
+        }
+    }
+    Included::Paths(paths)
+}
+
+/// `path` taken from the folder `dir` (both crate-relative), `..` resolved; `None` when it
+/// leaves the crate or is absolute.
+fn resolve(dir: &str, path: &str) -> Option<String> {
+    if path.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// `.cargo-checksum.json` for `files` (sorted keys, compact, as cargo reads it).
 fn checksum_json(krate: &LockedCrate, files: &Files) -> Vec<u8> {
     let map: BTreeMap<&str, String> = files
@@ -297,6 +386,9 @@ pub(super) fn vendored(krate: &LockedCrate, stub: bool, sources: &CrateSources) 
         Some(f) => f,
         None => unpack(krate, &crate_archive(krate, sources)?)?,
     };
+    if !stub {
+        trim(&mut files);
+    }
     if stub {
         files.retain(|rel, _| rel == "Cargo.toml");
         // Cargo parses a stub's manifest but never builds it; the manifest must still name a
@@ -319,6 +411,61 @@ mod tests {
     use std::io::Write;
 
     use super::*;
+
+    #[test]
+    fn a_dependency_keeps_only_what_its_library_builds_from() {
+        let mut files: Files = [
+            ("Cargo.toml", ""),
+            ("README.md", ""),
+            (
+                "src/lib.rs",
+                "#![doc = include_str!(\"../examples/css/parser.rs\")]\n",
+            ),
+            (
+                "src/data.rs",
+                "include!(concat!(env!(\"OUT_DIR\"), \"/t.rs\"));",
+            ),
+            ("examples/css/parser.rs", ""),
+            ("examples/other.rs", ""),
+            ("tests/it.rs", "include!(\"../src/lib.rs\");"),
+            ("benches/b.rs", ""),
+            ("testdata/x", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()))
+        .collect();
+        trim(&mut files);
+        assert_eq!(
+            files.keys().collect::<Vec<_>>(),
+            [
+                "Cargo.toml",
+                "README.md",
+                "examples/css/parser.rs",
+                "src/data.rs",
+                "src/lib.rs",
+                "testdata/x"
+            ]
+        );
+        // An include this reading cannot follow keeps every such folder whole.
+        let mut files: Files = [
+            (
+                "src/lib.rs",
+                "include_bytes!(concat!(\"../tests/\", \"x\"));",
+            ),
+            ("tests/x", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()))
+        .collect();
+        trim(&mut files);
+        assert_eq!(files.len(), 2);
+        assert_eq!(
+            included("src/a/b.rs", "#[path = \"../../tests/x.rs\"] mod x;"),
+            Included::Unknown
+        );
+        assert_eq!(resolve("src", "../../x"), None);
+        assert_eq!(resolve("src/a", "../../tests/x"), Some("tests/x".into()));
+    }
 
     #[test]
     fn a_crate_archive_unpacks_as_cargo_vendor_keeps_it() {

@@ -17,7 +17,7 @@ use crate::base::fetch;
 use crate::base::layout::check_entry_path;
 
 /// Version of the fragment's layout; a change makes every cached fragment stale.
-const FRAGMENT_FORMAT: &str = "scenario-ratios vendor fragment 2";
+const FRAGMENT_FORMAT: &str = "scenario-ratios vendor fragment 3";
 /// Largest vendor fragment read back from the cache.
 const MAX_FRAGMENT_BYTES: u64 = 64 << 20;
 /// Room a fragment's buffer keeps after its bytes for the rest of the bundle (our entries
@@ -234,6 +234,16 @@ impl Fragment {
             listing,
             block,
         })
+    }
+
+    /// Everything but the bytes (left empty), for a copy that allocates them its own way.
+    pub fn clone_without_bytes(&self) -> Fragment {
+        Fragment {
+            bytes: Vec::new(),
+            path: self.path.clone(),
+            listing: self.listing.clone(),
+            block: self.block.clone(),
+        }
     }
 
     /// The SHA-256 of the whole fragment, continued from its block's.

@@ -1,8 +1,9 @@
 //! The Rust crates the program is built from, carried in the reproducibility bundle so that a
 //! reader builds it with an empty cargo home and no network: `vendor/<name>-<version>/`, laid out
-//! as `cargo vendor --versioned-dirs` does (every file, and a `.cargo-checksum.json` with the
+//! as `cargo vendor --versioned-dirs` does (the files, and a `.cargo-checksum.json` with the
 //! SHA-256 of each file and of the `.crate` archive), and a `.cargo/config.toml` pointing cargo
-//! at it.
+//! at it. A crate's tests, benchmarks and examples, which cargo never builds for a dependency,
+//! are left out unless its library includes one of their files.
 //!
 //! Each crate is pinned by the SHA-256 that Cargo.lock records for it. Its files come from, in
 //! order: the project's own `vendor/` folder (an unpacked bundle has one; each file is checked

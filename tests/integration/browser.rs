@@ -22,10 +22,7 @@ fn the_page_passes_axe_fits_phones_prints_whole_and_validates() {
     let Some(browser) = support::browser() else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("dist");
-    let o = support::build_real(&out, &tmp.path().join("cache"), &[]);
-    assert!(o.status.success(), "{}", support::stderr(&o));
+    let out = support::built();
     let shots = support::root().join("target/browser");
     let article = out.join("article.html");
     let report = browser.run(

@@ -18,18 +18,9 @@ use std::sync::OnceLock;
 use crate::support;
 use serde_json::Value;
 
-/// One real build for every test of this file: its output folder.
+/// The binary's one real build: its output folder.
 fn built() -> &'static Path {
-    static BUILT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &BUILT
-        .get_or_init(|| {
-            let tmp = tempfile::tempdir().unwrap();
-            let dist = tmp.path().join("dist");
-            let o = support::build_real(&dist, &tmp.path().join("cache"), &[]);
-            assert!(o.status.success(), "{}", support::stderr(&o));
-            (tmp, dist)
-        })
-        .1
+    support::built()
 }
 
 /// A fresh folder holding only the unzipped bundle (as `unzip -q reproducibility.zip` leaves
@@ -69,7 +60,7 @@ fn nbval_python() -> &'static Path {
         support::python_with(
             "SCENARIO_RATIOS_NBVAL_PYTHON",
             &["nbval", "ipykernel", "pytest"],
-            "install tests/notebook/requirements.txt (scripts/test does, into target/notebook-venv)",
+            "install tests/notebook/requirements.txt (scripts/test does, into a venv under ~/.cache/scenario-ratios)",
         )
     })
 }

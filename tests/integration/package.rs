@@ -11,11 +11,9 @@ fn build(out: &Path, cache: &Path, extra: &[&str]) {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// A published folder of the test's own: a copy of the binary's one real build.
 fn built() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("dist");
-    build(&out, &tmp.path().join("cache"), &[]);
-    (tmp, out)
+    support::built_copy()
 }
 
 #[test]

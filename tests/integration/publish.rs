@@ -83,10 +83,7 @@ fn attr_values(html: &str, selector: &str, attr: &str) -> Vec<String> {
 
 #[test]
 fn dist_copied_as_one_folder_to_the_site_serves_the_page_at_its_canonical_address() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dist = tmp.path().join("dist");
-    let o = support::build_real(&dist, &tmp.path().join("cache"), &[]);
-    assert!(o.status.success(), "{}", support::stderr(&o));
+    let (tmp, dist) = support::built_copy();
     let page = std::fs::read(dist.join(OutputFile::Article.path())).unwrap();
     let html = String::from_utf8(page.clone()).unwrap();
 

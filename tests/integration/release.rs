@@ -313,10 +313,7 @@ fn entries_of(bundle: &Path) -> Vec<(String, u64, String)> {
 /// true size and SHA-256 (the inventory, which lists the description's digest, with its size).
 #[test]
 fn the_ro_crate_describes_every_file_of_the_bundle_with_its_true_size_and_sha256() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("dist");
-    let o = support::build_real(&out, &tmp.path().join("cache"), &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let out = support::built();
     let entries = entries_of(&out.join("reproducibility.zip"));
     let description = entries
         .iter()
@@ -390,7 +387,7 @@ fn release_python() -> &'static Path {
             "SCENARIO_RATIOS_RELEASE_PYTHON",
             &["cffconvert", "rocrate", "rocrate_validator"],
             "install tests/release/requirements.txt and run tests/release/seed_context.py \
-             (scripts/test does, into target/release-venv)",
+             (scripts/test does, into a venv under ~/.cache/scenario-ratios)",
         )
     })
 }

@@ -8,12 +8,9 @@ use crate::support::{self, run, snapshot, stderr};
 use scenario_ratios::base::archive;
 use scenario_ratios::base::digest::HexDigest;
 
+/// A published folder of the test's own to break: a copy of the binary's one real build.
 fn built() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("dist");
-    let o = support::build_real(&out, &tmp.path().join("cache"), &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    (tmp, out)
+    support::built_copy()
 }
 
 /// Runs verify on `path`; returns (exit code, stderr lines). Checks that nothing was written.

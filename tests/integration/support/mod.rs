@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub use browser::browser;
-pub use inputs::{checker_source, fixture_inputs, fixture_manifest, manifest_for, verified};
+pub use inputs::{checker_source, fixture_inputs, fixture_manifest, verified};
 pub use measure::run_measured;
 pub use reproduce::{reproduce_block, reproduce_blocks};
 pub use server::serve;
@@ -153,6 +153,31 @@ pub fn project_copy(dir: &Path) -> PathBuf {
         copy_tree(&root().join(top), &to.join(top));
     }
     to
+}
+
+/// One real build of the project (against the mirror, offline) for every test of this test
+/// binary that only reads its output: the output folder. A test that changes the folder takes
+/// a [`built_copy`] instead.
+pub fn built() -> &'static Path {
+    static BUILT: std::sync::OnceLock<(tempfile::TempDir, PathBuf)> = std::sync::OnceLock::new();
+    &BUILT
+        .get_or_init(|| {
+            let tmp = tempfile::tempdir().unwrap();
+            let out = tmp.path().join("dist");
+            let o = build_real(&out, &tmp.path().join("cache"), &[]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            (tmp, out)
+        })
+        .1
+}
+
+/// A copy of [`built`]'s output folder, the test's own to change: its holder (a temporary
+/// folder, removed when dropped) and the copy, `dist` inside it.
+pub fn built_copy() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    copy_tree(built(), &out);
+    (tmp, out)
 }
 
 /// Runs `scenario-ratios build` from the project folder against the real mirror, offline, with the

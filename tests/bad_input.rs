@@ -1,12 +1,24 @@
 //! The bad-input matrix of docs/bad-input.md: each case is made here, run through the binary, and
 //! the one line it prints must be the line the document promises. A refused build leaves the
 //! previous output folder byte-identical.
+//!
+//! A binary of its own on libtest-mimic's harness, so that each documented case is a test of its
+//! own (`every_documented_bad_input_prints_its_documented_line::<case>`): a failure names its
+//! case, the cases run in parallel, and one case runs alone with
+//! `cargo test --test bad_input -- '<case>'`.
+
+// The helpers of the integration tests (tests/integration/support/); this binary uses a few of
+// them, so those it leaves unused are not reported here.
+#[allow(dead_code, unused_imports)]
+#[path = "integration/support/mod.rs"]
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{self, manifest_for, snapshot, stderr};
 use scenario_ratios::base::digest::HexDigest;
+use support::inputs::manifest_for;
+use support::{snapshot, stderr};
 
 /// (case, documented line) from the tables of docs/bad-input.md, in order.
 fn documented() -> Vec<(String, String)> {
@@ -1029,27 +1041,62 @@ fn make(case: &str, s: &Sandbox) -> String {
     }
 }
 
-#[test]
-fn every_documented_bad_input_prints_its_documented_line() {
+/// The name of a case's test: its words joined by underscores, nothing but ASCII letters and
+/// digits, so that it can be typed as a filter.
+fn test_name(case: &str) -> String {
+    let words: Vec<String> = case
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    format!(
+        "every_documented_bad_input_prints_its_documented_line::{}",
+        words.join("_")
+    )
+}
+
+/// Makes `case` in a sandbox of its own and compares the line it prints with `line`.
+fn check(case: &str, line: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new(tmp.path());
+    let seen = make(case, &sandbox);
+    assert!(!seen.contains("panicked"), "{case}: {seen}");
+    assert_eq!(seen.lines().count(), 1, "{case}: one line, got {seen}");
+    let tmp_name = std::fs::canonicalize(tmp.path()).unwrap();
+    let seen = seen
+        .trim_end()
+        .replace(tmp_name.to_str().unwrap(), "<tmp>")
+        .replace(tmp.path().to_str().unwrap(), "<tmp>");
+    assert_eq!(seen, line, "{case}");
+}
+
+fn main() -> std::process::ExitCode {
+    let args = libtest_mimic::Arguments::from_args();
     let cases = documented();
-    assert!(cases.len() >= 30, "{} cases documented", cases.len());
-    let readme = std::fs::read_to_string(support::root().join("README.md")).unwrap();
-    assert!(
-        readme.contains(&format!("lists {} bad inputs", cases.len())),
-        "README gives the number of documented cases ({})",
-        cases.len()
-    );
-    for (case, line) in &cases {
-        let tmp = tempfile::tempdir().unwrap();
-        let sandbox = Sandbox::new(tmp.path());
-        let seen = make(case, &sandbox);
-        assert!(!seen.contains("panicked"), "{case}: {seen}");
-        assert_eq!(seen.lines().count(), 1, "{case}: one line, got {seen}");
-        let tmp_name = std::fs::canonicalize(tmp.path()).unwrap();
-        let seen = seen
-            .trim_end()
-            .replace(tmp_name.to_str().unwrap(), "<tmp>")
-            .replace(tmp.path().to_str().unwrap(), "<tmp>");
-        assert_eq!(&seen, line, "{case}");
+    let count = cases.len();
+    let mut names = std::collections::BTreeSet::new();
+    let mut trials = vec![libtest_mimic::Trial::test(
+        "the_documented_cases_are_counted_in_the_readme_and_named_apart",
+        move || {
+            assert!(count >= 30, "{count} cases documented");
+            let readme = std::fs::read_to_string(support::root().join("README.md")).unwrap();
+            assert!(
+                readme.contains(&format!("lists {count} bad inputs")),
+                "README gives the number of documented cases ({count})"
+            );
+            Ok(())
+        },
+    )];
+    for (case, line) in cases {
+        let name = test_name(&case);
+        assert!(
+            names.insert(name.clone()),
+            "two cases of docs/bad-input.md have one test name: {name}"
+        );
+        trials.push(libtest_mimic::Trial::test(name, move || {
+            check(&case, &line);
+            Ok(())
+        }));
     }
+    libtest_mimic::run(&args, trials).exit_code()
 }
