@@ -11,13 +11,14 @@ use std::path::PathBuf;
 
 use crate::analysis::{self, Analysis};
 use crate::article::{self, ArticleData};
+use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
 use crate::base::layout::{bundle_root, OutputFile};
 use crate::dist::{Dist, OutputDir};
 use crate::evidence::{self, Checks};
 use crate::figure::{self, Figures};
 use crate::highlight::{self, Highlights};
-use crate::inputs::{self, AcquireOptions, InputKind, Inputs, Origin};
+use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
 use crate::package;
 use crate::project::Project;
 use crate::signature;
@@ -64,6 +65,8 @@ pub struct Computed {
     pub analysis: Analysis,
     pub highlights: Highlights,
     pub checks: Checks,
+    /// Every pair checked against its LoadGen logs, and its ratio taken apart.
+    pub logs: evidence::pair_logs::PairLogs,
     /// The claims of `sources/claims.json`, each checked at its lines of its pinned input.
     pub notes: Vec<evidence::claims::Note>,
 }
@@ -100,6 +103,19 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
         inputs,
         &project.facts,
     )?;
+    let order: Vec<String> = analysis
+        .benchmarks
+        .iter()
+        .map(|b| b.benchmark.clone())
+        .collect();
+    let logs = evidence::pair_logs::pair_logs(
+        &summary,
+        &analysis.round,
+        &analysis.pairs,
+        &order,
+        inputs,
+        &project.facts,
+    )?;
     project
         .claims
         .check_inputs(&project.manifest, |pin| project.facts.source.is(pin))?;
@@ -110,6 +126,7 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
         analysis,
         highlights,
         checks,
+        logs,
         notes,
     })
 }
@@ -126,6 +143,7 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
             analysis,
             &computed.highlights,
             &computed.checks,
+            &computed.logs,
             &computed.notes,
         )?,
     )?;
@@ -149,7 +167,7 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     };
     dist.add(
         OutputFile::PairsCsv.path(),
-        article::pairs_csv(analysis, &computed.highlights, tree)?,
+        article::pairs_csv(analysis, &computed.highlights, &computed.logs, tree)?,
     )?;
     dist.add(
         OutputFile::InteractivePairsCsv.path(),
@@ -205,6 +223,7 @@ pub fn stage_package(
     computed: &Computed,
     sources: BTreeMap<String, Vec<u8>>,
     source_date_epoch: i64,
+    kept: &mut package::Compressed,
 ) -> Result<package::Staged> {
     package::stage_bundle(
         dist,
@@ -213,6 +232,7 @@ pub fn stage_package(
         &computed.analysis.round,
         sources,
         source_date_epoch,
+        kept,
     )
 }
 
@@ -230,8 +250,121 @@ pub struct InMemory {
     pub inputs: Inputs,
 }
 
+/// What a long-running process (the preview) keeps from one build for the next, so that work
+/// whose inputs did not change is not redone: the verified inputs, while the manifest is the
+/// same; and everything computed from them with the data files and figures, while the project
+/// but its prose is the same; our bundle entries compressed, by name and content; and the
+/// vendored crates, while Cargo.lock, the vendoring plan and the timestamp are the same. A
+/// one-shot build uses [`Reuse::default`], which keeps nothing. Every output is a function of
+/// what its key holds, so a reused build's files are byte-identical to a fresh one's (the
+/// serve test compares them).
+#[derive(Default)]
+pub struct Reuse {
+    /// Whether anything is kept for the next build.
+    keep: bool,
+    inputs: Option<(String, Inputs)>,
+    data: Option<Data>,
+    entries: package::Compressed,
+    vendored: Option<(String, package::Vendored)>,
+}
+
+/// The part of a build that does not depend on the prose, with its key.
+struct Data {
+    key: HexDigest,
+    computed: Computed,
+    figures: Figures,
+    dist: Dist,
+}
+
+impl Reuse {
+    /// What a process that builds again and again (the preview) keeps between builds.
+    pub fn across_builds() -> Reuse {
+        Reuse {
+            keep: true,
+            ..Reuse::default()
+        }
+    }
+
+    /// The verified inputs of `manifest`: those of the last build when its manifest was the
+    /// same, else acquired anew.
+    fn inputs(&mut self, manifest: &InputManifest, opts: &AcquireOptions) -> Result<Inputs> {
+        let text = serde_json::to_string(manifest).map_err(|e| Error::Serialise {
+            file: crate::inputs::MANIFEST_PATH.into(),
+            message: e.to_string(),
+        })?;
+        if let Some((kept, inputs)) = &self.inputs {
+            if *kept == text {
+                return Ok(inputs.clone());
+            }
+        }
+        self.inputs = None;
+        let inputs = inputs::acquire(manifest.clone(), opts)?;
+        if self.keep {
+            self.inputs = Some((text, inputs.clone()));
+        }
+        Ok(inputs)
+    }
+
+    /// Everything computed from `project` and `inputs`, with the data files and the figures:
+    /// the last build's when only the prose changed, else made anew.
+    fn data(
+        &mut self,
+        project: Project,
+        inputs: &Inputs,
+        timings: &mut Timings,
+    ) -> Result<(Computed, Figures, Dist)> {
+        let key = data_key(&project, inputs)?;
+        if let Some(data) = self.data.as_ref().filter(|d| d.key == key) {
+            let mut computed = data.computed.clone();
+            computed.project.prose = project.prose;
+            timings.lap("load, cross-check, analyse, evidence (kept)");
+            return Ok((computed, data.figures.clone(), data.dist.clone()));
+        }
+        let computed = compute(project, inputs)?;
+        timings.lap("load, cross-check, analyse, evidence");
+        let figures = figure::figures(&computed.analysis, &computed.highlights)?;
+        let dist = render_data(&computed, &figures)?;
+        timings.lap("data files and figures");
+        self.data = self.keep.then(|| Data {
+            key,
+            computed: computed.clone(),
+            figures: figures.clone(),
+            dist: dist.clone(),
+        });
+        Ok((computed, figures, dist))
+    }
+}
+
+/// What the data files and figures depend on: every part of the project but its prose, and
+/// the inputs' digests.
+fn data_key(project: &Project, inputs: &Inputs) -> Result<HexDigest> {
+    let serialise = |e: serde_json::Error| Error::Serialise {
+        file: "the project".into(),
+        message: e.to_string(),
+    };
+    let mut text = serde_json::to_string(&(
+        &project.root,
+        &project.config,
+        &project.manifest,
+        &project.facts,
+        &project.claims,
+        &project.vendor_plan,
+        &project.notebook,
+    ))
+    .map_err(serialise)?;
+    for f in &inputs.files {
+        text.push('\n');
+        text.push_str(&f.sha256.to_string());
+    }
+    Ok(HexDigest::sha256(text.as_bytes()))
+}
+
 /// Everything a build does except writing the output folder.
-pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InMemory> {
+pub fn build_in_memory(
+    opts: &BuildOptions,
+    timings: &mut Timings,
+    reuse: &mut Reuse,
+) -> Result<InMemory> {
     let project = load_project(opts)?;
     let epoch = opts
         .source_date_epoch
@@ -247,31 +380,45 @@ pub fn build_in_memory(opts: &BuildOptions, timings: &mut Timings) -> Result<InM
     // are verified, the analysis runs and our own bundle entries are compressed.
     let plan = project.vendor_plan.clone();
     let lock = package::lock_text(&sources)?.to_string();
-    let (inputs, computed, figures, mut dist, staged, fragment) = std::thread::scope(|scope| {
-        let fragment =
-            scope.spawn(|| vendor::fragment(&lock, &plan, &bundle_root(), epoch, &crates));
+    let vendored_key = format!(
+        "{epoch}\n{}\n{lock}",
+        serde_json::to_string(&plan).unwrap_or_default()
+    );
+    let kept = reuse.vendored.take().filter(|(k, _)| *k == vendored_key);
+    let (inputs, computed, figures, mut dist, staged, vendored) = std::thread::scope(|scope| {
+        let vendored = scope.spawn(|| match kept {
+            Some((_, v)) => Ok(v),
+            None => vendor::fragment(&lock, &plan, &bundle_root(), epoch, &crates)
+                .and_then(package::Vendored::new),
+        });
         let rest = (|| {
-            let inputs = inputs::acquire(project.manifest.clone(), &opts.acquire)?;
+            let inputs = reuse.inputs(&project.manifest, &opts.acquire)?;
             timings.lap("acquire + verify inputs");
-            let computed = compute(project, &inputs)?;
-            timings.lap("load, cross-check, analyse, evidence");
-            let figures = figure::figures(&computed.analysis, &computed.highlights)?;
-            let mut dist = render_data(&computed, &figures)?;
-            timings.lap("data files and figures");
-            let staged = stage_package(&mut dist, &inputs, &computed, sources, epoch)?;
+            let (computed, figures, mut dist) = reuse.data(project, &inputs, timings)?;
+            let staged = stage_package(
+                &mut dist,
+                &inputs,
+                &computed,
+                sources,
+                epoch,
+                &mut reuse.entries,
+            )?;
             timings.lap("provenance, our bundle entries compressed");
             Ok::<_, Error>((inputs, computed, figures, dist, staged))
         })();
-        let fragment = fragment.join().unwrap_or_else(|_| {
+        let vendored = vendored.join().unwrap_or_else(|_| {
             Err(Error::WorkerFailed {
                 task: "vendored crates",
             })
         });
         timings.lap("vendored crates (waited for)");
         let (inputs, computed, figures, dist, staged) = rest?;
-        Ok::<_, Error>((inputs, computed, figures, dist, staged, fragment?))
+        Ok::<_, Error>((inputs, computed, figures, dist, staged, vendored?))
     })?;
-    package::add_bundle(&mut dist, staged, Some(fragment))?;
+    if reuse.keep {
+        reuse.vendored = Some((vendored_key, vendored.copy()));
+    }
+    package::add_bundle(&mut dist, staged, Some(vendored))?;
     timings.lap("bundle on the vendored crates");
     render_article(&computed, &figures, &mut dist)?;
     timings.lap("article");
@@ -289,7 +436,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let mut timings = Timings::new();
     // Refuse a dangerous output folder before any work, and again under its lock when writing.
     let out = OutputDir::guard(&opts.out, &opts.root)?;
-    let mut built = build_in_memory(opts, &mut timings)?;
+    let mut built = build_in_memory(opts, &mut timings, &mut Reuse::default())?;
     let signed = signature::sign(
         &mut built.dist,
         &built.computed.project.config,

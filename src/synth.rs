@@ -353,6 +353,7 @@ pub fn write(
     let manifest = InputManifest {
         about: format!("synthetic summaries: {rows} rows, seed {seed}"),
         source_date: "2026-11-30T00:00:00Z".into(),
+        list: None,
         inputs,
     };
     let path = dir.join("inputs.json");

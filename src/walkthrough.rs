@@ -1,11 +1,14 @@
 //! The text `scenario-ratios explain` prints: the scope walk-through (rows left after each
-//! filter), the matching outcome with the first unmatched rows and why, and the highlights.
+//! filter), the matching outcome with the first unmatched rows and why, the highlights, the
+//! pairs' LoadGen logs and factors, and the split between system and benchmark.
 
 use askama::Template;
 
+use crate::analysis::split::SystemAndBenchmark;
 use crate::analysis::{self, Analysis};
 use crate::base::error::Result;
 use crate::base::text::short_commit;
+use crate::evidence::pair_logs::PairLogs;
 use crate::highlight::Highlights;
 use crate::inputs::{InputKind, InputManifest};
 
@@ -23,6 +26,21 @@ struct Explain<'a> {
     hidden: usize,
     highlights: &'a Highlights,
     key_fields: usize,
+    logs: &'a PairLogs,
+    split: &'a SystemAndBenchmark,
+}
+
+impl Explain<'_> {
+    /// Row ids in words: `none`, or the ids joined by commas.
+    fn ids(&self, ids: &[crate::summary::RowId]) -> String {
+        if ids.is_empty() {
+            return "none".into();
+        }
+        ids.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The walk-through of `analysis` and `highlights`, naming the summaries as `manifest` pins
@@ -30,6 +48,7 @@ struct Explain<'a> {
 pub fn render(
     analysis: &Analysis,
     highlights: &Highlights,
+    logs: &PairLogs,
     manifest: &InputManifest,
 ) -> Result<String> {
     let a = analysis;
@@ -51,6 +70,8 @@ pub fn render(
         hidden: a.unmatched.len().saturating_sub(SHOWN),
         highlights,
         key_fields: a.key_fields.len(),
+        logs,
+        split: &a.split,
     };
     crate::article::template(&e, "templates/explain.txt")
 }

@@ -12,6 +12,7 @@
 pub mod interactive;
 mod matching;
 pub mod robustness;
+pub mod split;
 
 use serde::Serialize;
 
@@ -321,6 +322,9 @@ pub struct Analysis {
     pub merged_labels: Vec<MergedLabels>,
     pub robustness: Robustness,
     pub interactive: InteractiveAnalysis,
+    /// How much of the ratio the system sets and how much the benchmark does, and the paired
+    /// comparisons of the benchmarks.
+    pub split: split::SystemAndBenchmark,
 }
 
 impl Analysis {
@@ -461,16 +465,19 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
         over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
     };
     let interactive = interactive::analyse(summary, &pairs)?;
+    let benchmarks = by_benchmark(
+        pairs
+            .iter()
+            .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+    );
+    let order: Vec<String> = benchmarks.iter().map(|b| b.benchmark.clone()).collect();
     Ok(Analysis {
         round,
         counts,
         key_fields: keys.iter().map(|f| f.name()).collect(),
         steps,
-        benchmarks: by_benchmark(
-            pairs
-                .iter()
-                .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
-        ),
+        split: split::system_and_benchmark(&pairs, &order),
+        benchmarks,
         merged_labels: merged_labels(&pairs),
         robustness: robustness::robustness(&pairs),
         pairs,

@@ -10,6 +10,7 @@ use crate::base::error::{Error, Result};
 use crate::base::json;
 use crate::base::layout::OutputFile;
 use crate::evidence::claims::Note;
+use crate::evidence::pair_logs::{PairLog, PairLogs, RowLog};
 use crate::evidence::Checks;
 use crate::highlight::Highlights;
 use crate::summary::{self, Summary};
@@ -23,6 +24,8 @@ struct ResultsFile<'a> {
     #[serde(flatten)]
     highlights: &'a Highlights,
     checks: &'a Checks,
+    /// What the pairs' LoadGen logs show (each pair's figures are in `pairs.csv`).
+    logs: &'a PairLogs,
     /// The claims the prose cites, each with the pinned lines that bear it out.
     claims: &'a [Note],
 }
@@ -34,6 +37,7 @@ pub fn results_json(
     analysis: &Analysis,
     highlights: &Highlights,
     checks: &Checks,
+    logs: &PairLogs,
     claims: &[Note],
 ) -> Result<Vec<u8>> {
     json::pretty(
@@ -42,6 +46,7 @@ pub fn results_json(
             analysis,
             highlights,
             checks,
+            logs,
             claims,
         },
         OutputFile::Results.path(),
@@ -178,6 +183,7 @@ fn write_csv(
 pub fn pairs_csv(
     analysis: &Analysis,
     highlights: &crate::highlight::Highlights,
+    logs: &PairLogs,
     tree: ResultsTree<'_>,
 ) -> Result<Vec<u8>> {
     let header: Vec<&str> = ["offline_id", "server_id", "highlight"]
@@ -193,6 +199,7 @@ pub fn pairs_csv(
             "ratio",
             "ratio_percent",
         ])
+        .chain(LOG_COLUMNS)
         .collect();
     write_csv(
         "pairs.csv",
@@ -216,9 +223,103 @@ pub fn pairs_csv(
                     format!("{}", p.ratio.0),
                     format!("{:.2}", p.ratio.percent()),
                 ])
+                .chain(log_cells(logs.pair(p.offline_id)))
                 .collect()
         }),
     )
+}
+
+/// The columns of `pairs.csv` read from the pair's two LoadGen summary logs (empty where the
+/// pinned copy of the results tree holds no log): whether its logs were checked, what the
+/// Server run was scheduled at and completed, the Offline run's rate, tokens per sample, the
+/// p99 latencies against their limits, the three factors of the ratio and what each log counts.
+/// `docs` and the bundle's README give each column's unit.
+pub const LOG_COLUMNS: [&str; 26] = [
+    "logs",
+    "target_qps",
+    "scheduled_samples_per_s",
+    "completed_samples_per_s",
+    "offline_samples_per_s",
+    "server_tokens_per_sample",
+    "offline_tokens_per_sample",
+    "load_factor",
+    "completion_factor",
+    "length_factor",
+    "factor_product",
+    "p99_ttft_ms",
+    "ttft_limit_ms",
+    "ttft_share",
+    "p99_tpot_ms",
+    "tpot_limit_ms",
+    "tpot_share",
+    "near_limit",
+    "target_step_percent",
+    "offline_log_errors",
+    "offline_log_warnings",
+    "server_log_errors",
+    "server_log_warnings",
+    "server_log_negative_min_ttft",
+    "offline_log_agrees",
+    "server_log_agrees",
+];
+
+/// The [`LOG_COLUMNS`] cells of one pair.
+fn log_cells(log: Option<&PairLog>) -> Vec<String> {
+    let Some(log) = log else {
+        return vec![String::new(); LOG_COLUMNS.len()];
+    };
+    let count = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
+    let row = |r: &Option<RowLog>| -> [String; 3] {
+        match r {
+            None => Default::default(),
+            Some(r) => [count(r.errors), count(r.warnings), r.passes().to_string()],
+        }
+    };
+    let [offline_errors, offline_warnings, offline_agrees] = row(&log.offline);
+    let [server_errors, server_warnings, server_agrees] = row(&log.server);
+    let status = match (&log.offline, &log.server) {
+        (Some(_), Some(_)) => "both",
+        (None, None) => "none",
+        _ => "one",
+    };
+    let negative = log
+        .server
+        .as_ref()
+        .map_or(String::new(), |r| r.negative_min_ttft.to_string());
+    let mut cells = vec![status.to_string()];
+    match &log.factors {
+        None => cells.extend(std::iter::repeat_n(String::new(), 18)),
+        Some(f) => cells.extend([
+            f.target_qps.clone(),
+            format!("{}", f.scheduled_samples_per_s),
+            format!("{}", f.completed_samples_per_s),
+            format!("{}", f.offline_samples_per_s),
+            format!("{}", f.server_tokens_per_sample),
+            format!("{}", f.offline_tokens_per_sample),
+            format!("{}", f.load),
+            format!("{}", f.completion),
+            format!("{}", f.length),
+            format!("{}", f.product),
+            format!("{}", f.p99_ttft_ms),
+            format!("{}", f.ttft_limit_ms),
+            format!("{}", f.ttft_share),
+            format!("{}", f.p99_tpot_ms),
+            format!("{}", f.tpot_limit_ms),
+            format!("{}", f.tpot_share),
+            f.binding.unwrap_or_default().to_string(),
+            format!("{}", 100.0 * f.unit_share),
+        ]),
+    }
+    cells.extend([
+        offline_errors,
+        offline_warnings,
+        server_errors,
+        server_warnings,
+        negative,
+        offline_agrees,
+        server_agrees,
+    ]);
+    cells
 }
 
 /// `interactive_pairs.csv`: every Offline/Interactive pair, as `pairs.csv` gives the Server

@@ -114,6 +114,8 @@ pub const PUBLISHED_DIR: &str = "published";
 pub const INPUTS_DIR: &str = "data/upstream";
 /// Where the input manifest sits in the project and in the bundle.
 pub const MANIFEST: &str = "data/inputs.json";
+/// The compact list of pinned LoadGen logs that the manifest pins.
+pub const LOG_LIST: &str = "data/loadgen-logs.json";
 
 /// Files and folders of the project that the bundle carries (what a rebuild needs). The
 /// bundle has its own README, written for its reader.
@@ -127,6 +129,7 @@ pub const SOURCE_PATHS: &[&str] = &[
     "templates",
     "content",
     "data/inputs.json",
+    "data/loadgen-logs.json",
     "data/vendor.json",
     "sources",
     "tests/notebook",

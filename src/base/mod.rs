@@ -1,7 +1,7 @@
 //! The building blocks: what every stage uses and none owns. Digests and the sha256sum listing,
 //! folder ownership, text and number formats, bounded reading and downloading, the system calls,
-//! zip archives, HTML nesting, the calendar, the error type and the layout of what a build
-//! publishes. A module here imports only the standard library, external crates and other
+//! zip archives, HTML nesting, the calendar, the few statistical distributions the analysis
+//! tests against, the error type and the layout of what a build publishes. A module here imports only the standard library, external crates and other
 //! modules of this folder, never a stage (the project's layering test checks it).
 
 pub mod archive;
@@ -15,6 +15,7 @@ pub mod markup;
 pub mod minisign;
 pub mod number;
 pub mod ownership;
+pub mod stats;
 pub mod sums;
 pub mod sys;
 pub mod text;

@@ -11,6 +11,7 @@ pub fn run(args: InputArgs) -> scenario_ratios::Result<()> {
     let text = walkthrough::render(
         &computed.analysis,
         &computed.highlights,
+        &computed.logs,
         &computed.project.manifest,
     )?;
     // A terminal's prompt starts on a line of its own.

@@ -350,6 +350,7 @@ mod tests {
         let manifest = InputManifest {
             about: String::new(),
             source_date: "2026-12-01T00:00:00Z".into(),
+            list: None,
             inputs: vec![pin(), readme],
         };
         let register = ClaimRegister {

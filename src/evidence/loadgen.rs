@@ -13,6 +13,10 @@ pub const OFFLINE_THROUGHPUT: &str = "Tokens per second";
 /// Throughput of a Server run (the rate of completed tokens).
 pub const SERVER_THROUGHPUT: &str = "Completed tokens per second";
 const P99_TTFT: &str = "99.00 percentile first token latency (ns)";
+const MIN_TTFT: &str = "Min First Token latency (ns)";
+const COMPLETED_SAMPLES: &str = "Completed samples per second";
+const SCHEDULED_SAMPLES: &str = "Scheduled samples per second";
+const OFFLINE_SAMPLES: &str = "Samples per second";
 const P99_TPOT: &str = "99.00 percentile time to output token (ns)";
 
 /// The throughput line the checker reads for a scenario.
@@ -104,6 +108,20 @@ pub struct LoadgenLog {
     /// The conditions the log lists under its verdict, each with its answer (`Yes` is true),
     /// in the order of [`CONDITIONS`]; a condition the log does not list is absent.
     pub conditions: Vec<(&'static str, bool)>,
+    /// The rates behind the throughput: a Server run's completed and scheduled samples per
+    /// second and the target it was run at (`target_qps`, which the submitter chose); an Offline
+    /// run's samples per second. Absent where the log does not print them.
+    pub completed_samples_per_s: Option<Printed>,
+    pub scheduled_samples_per_s: Option<Printed>,
+    pub target_qps: Option<Printed>,
+    pub samples_per_s: Option<Printed>,
+    /// The smallest first-token latency a Server log prints, as printed (a negative one is a
+    /// LoadGen defect the page reports).
+    pub min_first_token_ns: Option<i64>,
+    /// The errors and warnings the log's last lines count (`No errors encountered during
+    /// test.`, `2 ERRORS encountered. See detailed log.`); absent when it has no such line.
+    pub errors: Option<u64>,
+    pub warnings: Option<u64>,
 }
 
 /// The conditions a LoadGen summary log lists under `Result is`: every run's minimum duration,
@@ -171,6 +189,25 @@ fn parse_ns(file: &str, line: usize, key: &str, text: &str) -> Result<u64> {
                 excerpt(text.trim())
             ),
         )
+    })
+}
+
+/// The count of a log's closing line about `what` (`error` or `warning`): `No errors
+/// encountered during test.` is 0, `1 ERROR encountered. See detailed log.` is 1, in any letter
+/// case; `None` when no line says it.
+fn tally(text: &str, what: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let line = line.trim().to_ascii_lowercase();
+        let (count, rest) = line.split_once(' ')?;
+        let rest = rest.strip_prefix(what)?;
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        if !rest.starts_with(" encountered") {
+            return None;
+        }
+        match count {
+            "no" => Some(0),
+            n => n.parse().ok(),
+        }
     })
 }
 
@@ -252,6 +289,26 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
             conditions.push((key, yes));
         }
     }
+    let number = |key: &'static str| -> Result<Option<Printed>> {
+        found
+            .get(key)
+            .map(|&(l, v)| parse_number(file, l, key, v))
+            .transpose()
+    };
+    let server = scenario != Scenario::Offline;
+    let min_first_token_ns = match found.get(MIN_TTFT) {
+        Some(&(l, v)) if server => Some(v.parse::<i64>().map_err(|_| {
+            Error::parse(
+                file,
+                format!("line {l}"),
+                format!(
+                    "`{MIN_TTFT}`: expected whole nanoseconds, found {:?}",
+                    excerpt(v)
+                ),
+            )
+        })?),
+        _ => None,
+    };
     Ok(LoadgenLog {
         scenario,
         mode,
@@ -262,6 +319,25 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
         ttft_limit_ns: ns("ttft_latency (ns)")?,
         tpot_limit_ns: ns("tpot_latency (ns)")?,
         conditions,
+        completed_samples_per_s: if server {
+            number(COMPLETED_SAMPLES)?
+        } else {
+            None
+        },
+        scheduled_samples_per_s: if server {
+            number(SCHEDULED_SAMPLES)?
+        } else {
+            None
+        },
+        target_qps: if server { number("target_qps")? } else { None },
+        samples_per_s: if server {
+            None
+        } else {
+            number(OFFLINE_SAMPLES)?
+        },
+        min_first_token_ns,
+        errors: tally(text, "error"),
+        warnings: tally(text, "warning"),
     })
 }
 
@@ -298,6 +374,41 @@ tpot_latency (ns): 80000000
         assert_eq!(log.p99_ttft_ns, Some(1_999_999_999));
         assert_eq!(log.p99_tpot_ns, Some(80_000_000));
         assert_eq!(log.tpot_limit_ns, Some(80_000_000));
+    }
+
+    #[test]
+    fn the_rates_the_counts_and_a_negative_minimum_are_read_as_printed() {
+        let text = SERVER.replace(
+            "Result is : VALID",
+            "Result is : VALID\nScheduled samples per second : 1.6\nMin First Token latency (ns) : -9223372036854775808\ntarget_qps : 0.95",
+        ) + "No warnings encountered during test.\n\n2 ERRORS encountered. See detailed log.\n";
+        let log = parse_summary_log("s.txt", &text).unwrap();
+        assert_eq!(log.completed_samples_per_s.unwrap().text, "1.5");
+        assert_eq!(log.scheduled_samples_per_s.unwrap().value, 1.6);
+        assert_eq!(log.target_qps.unwrap().text, "0.95");
+        assert_eq!(log.min_first_token_ns, Some(i64::MIN));
+        assert_eq!((log.errors, log.warnings), (Some(2), Some(0)));
+        assert_eq!(log.samples_per_s, None);
+        // Without the closing lines the counts are unknown, not zero.
+        let log = parse_summary_log("s.txt", SERVER).unwrap();
+        assert_eq!((log.errors, log.warnings), (None, None));
+        assert_eq!(
+            tally("1 warning encountered. See detailed log.", "warning"),
+            Some(1)
+        );
+        assert_eq!(
+            tally("3 ERROR encountered. See detailed log.", "error"),
+            Some(3)
+        );
+        assert_eq!(
+            tally("WARNING: sample_concatenate_permutation was set", "warning"),
+            None
+        );
+        // An Offline log's samples per second; its Server-only lines are not read.
+        let offline = "Scenario : Offline\nMode : PerformanceOnly\nSamples per second: 18.403\nTokens per second: 70132.3\nResult is : VALID\ntarget_qps : 19\n";
+        let log = parse_summary_log("o.txt", offline).unwrap();
+        assert_eq!(log.samples_per_s.unwrap().text, "18.403");
+        assert_eq!(log.target_qps, None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod claims;
 pub mod facts;
 pub mod finding;
 pub mod loadgen;
+pub mod pair_logs;
 
 use std::fmt;
 

@@ -114,7 +114,55 @@ pub struct InputManifest {
     pub about: String,
     /// Fixed timestamp (RFC 3339, UTC) used for every zip entry when `SOURCE_DATE_EPOCH` is unset.
     pub source_date: String,
+    /// The compact list of further pinned files (`data/loadgen-logs.json`), pinned here by size
+    /// and SHA-256; its files join [`InputManifest::inputs`] once [`InputManifest::add_list`] has
+    /// read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<ListPin>,
     pub inputs: Vec<PinnedInput>,
+}
+
+/// Where the manifest's list of further pinned files lives in the project, and what its bytes
+/// must be.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListPin {
+    /// Relative to the project's root.
+    pub path: String,
+    pub size: u64,
+    pub sha256: HexDigest,
+}
+
+/// A compact list of pinned files of one kind, from one repository at one commit: the LoadGen
+/// summary logs of the paired rows, too many to write out as manifest entries.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PinList {
+    #[allow(dead_code)]
+    about: String,
+    kind: InputKind,
+    repository: String,
+    commit: String,
+    license: String,
+    acquired: String,
+    /// Each file's path in the repository, size, SHA-256 and git blob SHA-1.
+    files: Vec<(String, u64, HexDigest, HexDigest)>,
+}
+
+/// The name and local path a listed LoadGen log gets, as the manifest's own log entries have
+/// them: `closed/<org>/results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_summary.txt`
+/// in the results tree of round `v6.1` is named
+/// `v6.1/<org>/<system>/<model>/<scenario>/mlperf_log_summary.txt` and kept at
+/// `logs/<org>/<system>/<model>/<scenario>/mlperf_log_summary.txt`.
+fn listed_log_names(round: &str, path: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = path.split('/').collect();
+    match parts.as_slice() {
+        [_division, org, "results", system, model, scenario, "performance", "run_1", file] => {
+            let rest = format!("{org}/{system}/{model}/{scenario}/{file}");
+            Some((format!("{round}/{rest}"), format!("logs/{rest}")))
+        }
+        _ => None,
+    }
 }
 
 impl InputManifest {
@@ -126,9 +174,116 @@ impl InputManifest {
         };
         let manifest: InputManifest =
             serde_json::from_str(text).map_err(|e| err(format!("invalid manifest: {e}")))?;
+        if let Some(list) = &manifest.list {
+            if list.path != crate::base::layout::LOG_LIST {
+                return Err(err(format!(
+                    "list: path {} must be {}, where the bundle carries it",
+                    crate::base::text::quoted(&list.path, 200),
+                    crate::base::layout::LOG_LIST
+                )));
+            }
+            if !list.sha256.is_well_formed(64) {
+                return Err(err("list: sha256 must be 64 lowercase hex digits".into()));
+            }
+        }
+        manifest.check_pins(file)?;
+        let epoch = crate::base::calendar::parse_rfc3339_utc(&manifest.source_date)
+            .map_err(|m| err(format!("source_date: {m}")))?;
+        // The bundle's entries are stamped with it: a time a zip cannot store is this file's
+        // mistake, named here (not SOURCE_DATE_EPOCH's).
+        if let Some(why) = zip_time_problem(epoch) {
+            return Err(err(format!(
+                "source_date {} {why}; {ZIP_RANGE}; write here a time a zip can store",
+                crate::base::text::quoted(&manifest.source_date, 40),
+            )));
+        }
+        Ok(manifest)
+    }
+
+    /// Adds the files of the manifest's list, whose bytes `bytes` (read from `file`) must be
+    /// those the manifest pins; the listed files are checked as the manifest's own entries are,
+    /// and against them (`manifest` names the manifest in errors).
+    pub fn add_list(&mut self, manifest: &str, file: &str, bytes: &[u8]) -> Result<()> {
+        let Some(pin) = &self.list else {
+            return Ok(());
+        };
+        let mismatch = |what, expected: String, actual: String| Error::Mismatch {
+            file: file.to_string(),
+            name: format!("list {}", pin.path),
+            what,
+            expected,
+            actual,
+        };
+        if bytes.len() as u64 != pin.size {
+            return Err(mismatch(
+                "size",
+                format!("{} bytes", pin.size),
+                format!("{} bytes", bytes.len()),
+            ));
+        }
+        let sha = HexDigest::sha256(bytes);
+        if sha != pin.sha256 {
+            return Err(mismatch("SHA-256", pin.sha256.to_string(), sha.to_string()));
+        }
+        let err = |message: String| Error::Manifest {
+            file: file.to_string(),
+            message,
+        };
+        let list: PinList =
+            serde_json::from_slice(bytes).map_err(|e| err(format!("invalid list: {e}")))?;
+        if list.kind != InputKind::LoadgenSummary {
+            return Err(err(format!(
+                "lists files of kind {:?}; only LoadGen summary logs can be listed",
+                list.kind
+            )));
+        }
+        let round = list
+            .repository
+            .rsplit_once("inference_results_")
+            .map(|(_, r)| r.to_string())
+            .ok_or_else(|| {
+                err(format!(
+                    "repository {} is not a copy of an inference_results_<round> tree",
+                    crate::base::text::quoted(&list.repository, 200)
+                ))
+            })?;
+        for (path, size, sha256, git_blob_sha1) in list.files {
+            let (name, local) = listed_log_names(&round, &path).ok_or_else(|| {
+                err(format!(
+                    "{} is not a LoadGen summary log's place in a results tree (closed/<org>/results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_summary.txt)",
+                    crate::base::text::quoted(&path, 200)
+                ))
+            })?;
+            self.inputs.push(PinnedInput {
+                name,
+                kind: list.kind,
+                local,
+                url: format!(
+                    "https://raw.githubusercontent.com/{}/{}/{path}",
+                    list.repository, list.commit
+                ),
+                repository: list.repository.clone(),
+                commit: list.commit.clone(),
+                path,
+                size,
+                sha256,
+                git_blob_sha1,
+                license: list.license.clone(),
+                acquired: list.acquired.clone(),
+            });
+        }
+        self.check_pins(manifest)
+    }
+
+    /// Each pin well formed, and no name or local path used twice.
+    fn check_pins(&self, file: &str) -> Result<()> {
+        let err = |message: String| Error::Manifest {
+            file: file.to_string(),
+            message,
+        };
         let mut names = std::collections::BTreeSet::new();
         let mut locals = std::collections::BTreeSet::new();
-        for pin in &manifest.inputs {
+        for pin in &self.inputs {
             let ctx = |m: &str| err(format!("input `{}`: {m}", pin.name));
             if !names.insert(pin.name.as_str()) {
                 return Err(ctx("duplicate name"));
@@ -172,17 +327,7 @@ impl InputManifest {
                 )));
             }
         }
-        let epoch = crate::base::calendar::parse_rfc3339_utc(&manifest.source_date)
-            .map_err(|m| err(format!("source_date: {m}")))?;
-        // The bundle's entries are stamped with it: a time a zip cannot store is this file's
-        // mistake, named here (not SOURCE_DATE_EPOCH's).
-        if let Some(why) = zip_time_problem(epoch) {
-            return Err(err(format!(
-                "source_date {} {why}; {ZIP_RANGE}; write here a time a zip can store",
-                crate::base::text::quoted(&manifest.source_date, 40),
-            )));
-        }
-        Ok(manifest)
+        Ok(())
     }
 
     /// Seconds since the Unix epoch of `source_date`.

@@ -5,7 +5,10 @@
 //! and licence; the article, its author, its licence and the program that made it are
 //! contextual entities. Made when the bundle is finished, from the entries' sizes and digests.
 
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{json, Value};
 
 use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
@@ -126,63 +129,58 @@ impl Describer {
         let program = "#scenario-ratios";
         let inputs: Vec<(String, &PinnedInput)> =
             self.inputs.iter().map(|p| (bundle_path(p), p)).collect();
-        let input_of = |path: &str| inputs.iter().find(|(at, _)| at == path).map(|(_, p)| *p);
+        let by_path: BTreeMap<&str, &PinnedInput> =
+            inputs.iter().map(|(at, p)| (at.as_str(), *p)).collect();
 
         // Files outside `vendor/` are parts of the root; those inside are parts of their
         // crate's folder, itself a part of the root.
         let mut root_parts = Vec::new();
-        let mut crates: Vec<(String, Vec<Value>)> = Vec::new();
-        let mut entities = Vec::new();
+        let mut crates: Vec<(String, Vec<PartRef>)> = Vec::new();
+        let mut entities = Vec::with_capacity(files.len());
         for f in files {
-            let mut file = Map::new();
-            file.insert("@id".into(), json!(f.path));
-            file.insert("@type".into(), json!("File"));
-            file.insert(
-                "name".into(),
-                json!(f.path.rsplit('/').next().unwrap_or(&f.path)),
-            );
-            file.insert("contentSize".into(), json!(f.size.to_string()));
-            if let Some(d) = &f.sha256 {
-                file.insert("sha256".into(), json!(d.to_string()));
-            }
-            file.insert("encodingFormat".into(), json!(media_type(&f.path)));
-            let input = input_of(&f.path);
-            if let Some(pin) = input {
-                file.insert("url".into(), json!(pin.url));
-                file.insert(
-                    "isBasedOn".into(),
-                    id(format!(
+            let input = by_path.get(f.path.as_str()).copied();
+            let vendored = f.path.starts_with(VENDOR);
+            entities.push(FileEntity {
+                id: &f.path,
+                kind: "File",
+                name: f.path.rsplit('/').next().unwrap_or(&f.path),
+                content_size: f.size.to_string(),
+                sha256: f.sha256.as_ref().map(|d| d.as_str()),
+                encoding_format: media_type(&f.path),
+                url: input.map(|pin| pin.url.as_str()),
+                is_based_on: input.map(|pin| IdRef {
+                    id: format!(
                         "https://github.com/{}/blob/{}/{}",
                         pin.repository, pin.commit, pin.path
-                    )),
-                );
-                file.insert(
-                    "license".into(),
-                    id(format!("https://spdx.org/licenses/{}", pin.license)),
-                );
-            }
-            if !f.path.starts_with(VENDOR) {
-                file.insert("description".into(), json!(role(&f.path, input)));
+                    ),
+                }),
+                license: input.map(|pin| IdRef {
+                    id: format!("https://spdx.org/licenses/{}", pin.license),
+                }),
+                description: (!vendored).then(|| role(&f.path, input)),
+            });
+            if !vendored {
                 root_parts.push(id(&f.path));
             } else {
                 let name = f.path[VENDOR.len()..].split('/').next().unwrap_or_default();
                 let folder = format!("{VENDOR}{name}/");
+                let part = PartRef { id: &f.path };
                 match crates.last_mut() {
-                    Some((last, parts)) if *last == folder => parts.push(id(&f.path)),
-                    _ => crates.push((folder, vec![id(&f.path)])),
+                    Some((last, parts)) if *last == folder => parts.push(part),
+                    _ => crates.push((folder, vec![part])),
                 }
             }
-            entities.push(Value::Object(file));
         }
-        for (folder, parts) in &crates {
+        let mut folders = Vec::with_capacity(crates.len());
+        for (folder, parts) in crates.iter() {
             root_parts.push(id(folder));
-            entities.push(json!({
-                "@id": folder,
-                "@type": "Dataset",
-                "name": folder[VENDOR.len()..].trim_end_matches('/'),
-                "description": "A vendored Rust crate, as Cargo.lock pins it (a stub holds its Cargo.toml only, see data/vendor.json)",
-                "hasPart": parts,
-            }));
+            folders.push(CrateFolder {
+                id: folder,
+                kind: "Dataset",
+                name: folder[VENDOR.len()..].trim_end_matches('/'),
+                description: "A vendored Rust crate, as Cargo.lock pins it (a stub holds its Cargo.toml only, see data/vendor.json)",
+                has_part: parts,
+            });
         }
 
         let mut root = json!({
@@ -262,16 +260,18 @@ impl Describer {
                 "codeRepository": format!("https://github.com/{}", pin.repository),
             }));
         }
-        graph.extend(entities);
-        let doc = json!({
+        let doc = Document {
             // RO-Crate 1.1's context lacks schema.org's `sha256`; the spec's way to add a term
             // is a second, inline context.
-            "@context": [
+            context: json!([
                 "https://w3id.org/ro/crate/1.1/context",
                 { "sha256": "http://schema.org/sha256" },
-            ],
-            "@graph": graph,
-        });
+            ]),
+            graph: (graph.iter().map(Entity::Other))
+                .chain(entities.iter().map(Entity::File))
+                .chain(folders.iter().map(Entity::Folder))
+                .collect(),
+        };
         let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| Error::Serialise {
             file: RO_CRATE.into(),
             message: e.to_string(),
@@ -279,6 +279,75 @@ impl Describer {
         bytes.push(b'\n');
         Ok(bytes)
     }
+}
+
+/// The description as written: its contexts, then the graph.
+#[derive(Serialize)]
+struct Document<'a> {
+    #[serde(rename = "@context")]
+    context: Value,
+    #[serde(rename = "@graph")]
+    graph: Vec<Entity<'a>>,
+}
+
+/// An entity of the graph: a file of the bundle (thousands of them, so typed), or any other.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Entity<'a> {
+    File(&'a FileEntity<'a>),
+    Folder(&'a CrateFolder<'a>),
+    Other(&'a Value),
+}
+
+/// A vendored crate's folder, with its files as parts (thousands of them, so typed).
+#[derive(Serialize)]
+struct CrateFolder<'a> {
+    #[serde(rename = "@id")]
+    id: &'a str,
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'static str,
+    #[serde(rename = "hasPart")]
+    has_part: &'a [PartRef<'a>],
+}
+
+/// A reference to a file of the bundle: `{"@id": ...}`.
+#[derive(Serialize)]
+struct PartRef<'a> {
+    #[serde(rename = "@id")]
+    id: &'a str,
+}
+
+/// A reference to another entity: `{"@id": ...}`.
+#[derive(Serialize)]
+struct IdRef {
+    #[serde(rename = "@id")]
+    id: String,
+}
+
+/// One `File` entity, its fields in the order the description writes them.
+#[derive(Serialize)]
+struct FileEntity<'a> {
+    #[serde(rename = "@id")]
+    id: &'a str,
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    name: &'a str,
+    #[serde(rename = "contentSize")]
+    content_size: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sha256: Option<&'a str>,
+    #[serde(rename = "encodingFormat")]
+    encoding_format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(rename = "isBasedOn", skip_serializing_if = "Option::is_none")]
+    is_based_on: Option<IdRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    license: Option<IdRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
 }
 
 /// A `File` of a description, as read back: its path inside the bundle's folder, and the size

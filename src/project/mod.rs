@@ -51,7 +51,7 @@ impl Project {
             root: root.to_path_buf(),
             prose: read_text(root, PROSE_PATH)?,
             config: ArticleConfig::parse(CONFIG_PATH, &read_text(root, CONFIG_PATH)?)?,
-            manifest: InputManifest::parse(MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
+            manifest: load_manifest(root, MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
             facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,
             claims: ClaimRegister::parse(CLAIMS_PATH, &read_text(root, CLAIMS_PATH)?)?,
             vendor_plan: Plan::parse(PLAN_PATH, &read_text(root, PLAN_PATH)?)?,
@@ -63,12 +63,28 @@ impl Project {
     pub fn with_manifest_file(mut self, path: &Path) -> Result<Project> {
         let name = path.display().to_string();
         let text = read_text_file(path, &name)?;
-        self.manifest = InputManifest::parse(&name, &text)?;
+        self.manifest = load_manifest(&self.root, &name, &text)?;
         Ok(self)
     }
 
     /// The files a build reads from the project, relative to the root (what `serve` watches).
-    pub const WATCHED: &'static [&'static str] = &["content", MANIFEST_PATH, "sources"];
+    pub const WATCHED: &'static [&'static str] = &[
+        "content",
+        MANIFEST_PATH,
+        crate::base::layout::LOG_LIST,
+        "sources",
+    ];
+}
+
+/// The input manifest `text` (read from `name`), with the files of its list, which is read from
+/// the project at `root`.
+fn load_manifest(root: &Path, name: &str, text: &str) -> Result<InputManifest> {
+    let mut manifest = InputManifest::parse(name, text)?;
+    if let Some(list) = manifest.list.clone() {
+        let bytes = read_text(root, &list.path)?;
+        manifest.add_list(name, &list.path, bytes.as_bytes())?;
+    }
+    Ok(manifest)
 }
 
 /// Reads a project file as UTF-8, with a size cap; errors name the file relative to the root.

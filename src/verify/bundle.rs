@@ -8,7 +8,9 @@ use std::path::Path;
 use super::Report;
 use crate::base::archive::{self, BUNDLE_LIMITS};
 use crate::base::digest::HexDigest;
-use crate::base::layout::{self, OutputFile, INPUTS_DIR, INVENTORY, MANIFEST, PUBLISHED_DIR};
+use crate::base::layout::{
+    self, OutputFile, INPUTS_DIR, INVENTORY, LOG_LIST, MANIFEST, PUBLISHED_DIR,
+};
 use crate::base::sums::parse_sums;
 use crate::inputs::InputManifest;
 use crate::package::inventory::{self, Discrepancy};
@@ -30,6 +32,7 @@ pub(super) fn verify_bundle(name: &str, bytes: &[u8], report: &mut Report) -> Op
         let rel = entry.strip_prefix(root.as_str()).unwrap_or(entry);
         rel == INVENTORY
             || rel == MANIFEST
+            || rel == LOG_LIST
             || rel == RO_CRATE
             || rel == CONFIG_PATH
             || rel.starts_with(&format!("{INPUTS_DIR}/"))
@@ -194,10 +197,23 @@ fn check_inputs(
     let Some(text) = kept_text(name, kept, &at(MANIFEST), report) else {
         return;
     };
-    let manifest = match InputManifest::parse(&format!("{name}: {}", at(MANIFEST)), text) {
+    let manifest_name = format!("{name}: {}", at(MANIFEST));
+    let mut manifest = match InputManifest::parse(&manifest_name, text) {
         Ok(m) => m,
         Err(e) => return report.problem(e.to_string()),
     };
+    if let Some(list) = manifest.list.clone() {
+        let entry = at(&list.path);
+        let Some(bytes) = kept.get(&entry) else {
+            return report.problem(format!(
+                "{name}: no {entry} entry, which {} pins",
+                at(MANIFEST)
+            ));
+        };
+        if let Err(e) = manifest.add_list(&manifest_name, &format!("{name}: {entry}"), bytes) {
+            return report.problem(e.to_string());
+        }
+    }
     let prov_rel = format!("{PUBLISHED_DIR}/{}", OutputFile::Provenance.path());
     let provenance: Option<Provenance> = match kept.get(&at(&prov_rel)) {
         None => {
