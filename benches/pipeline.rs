@@ -84,7 +84,7 @@ fn scope_and_matching(b: Bencher) {
 #[divan::bench]
 fn svg_figures(b: Bencher) {
     let c = computed();
-    b.bench(|| figure::figures(&c.analysis, &c.highlights).unwrap());
+    b.bench(|| figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap());
 }
 
 #[divan::bench]
@@ -98,7 +98,7 @@ fn social_card(b: Bencher) {
 #[divan::bench]
 fn article_rendering(b: Bencher) {
     let c = computed();
-    let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
+    let figures = figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap();
     let downloads = article::blocks::downloads(
         &pipeline::render_data(c, &figures).unwrap(),
         scenario_ratios::base::layout::OutputFile::ALL,
@@ -110,6 +110,7 @@ fn article_rendering(b: Bencher) {
                 analysis: &c.analysis,
                 highlights: &c.highlights,
                 checks: &c.checks,
+                logs: &c.logs,
                 manifest: &c.project.manifest,
                 facts: &c.project.facts,
                 notes: &c.notes,
@@ -119,6 +120,7 @@ fn article_rendering(b: Bencher) {
                 tool: scenario_ratios::TOOL,
             },
             &c.project.prose,
+            &c.project.data_prose,
         )
         .unwrap()
     });
@@ -145,7 +147,7 @@ fn whole_pipeline_in_process(b: Bencher) {
     b.with_inputs(|| fragment().copy())
         .bench_local_values(|vendored| {
             let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
-            let figures = figure::figures(&c.analysis, &c.highlights).unwrap();
+            let figures = figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap();
             let mut dist = pipeline::render_data(&c, &figures).unwrap();
             let sources = package::source_files(root).unwrap();
             let staged = pipeline::stage_package(

@@ -240,19 +240,19 @@ fn own_hardware(
         .filter(|h| h.in_span)
         .find_map(|h| analysis.pair(h.offline_id))?;
     let hardware = own.submission.hardware()?;
-    let (accelerator, per, nodes) = hardware;
+    let (_, per, nodes) = hardware;
     let benchmarks = by_benchmark(
         analysis
             .pairs
             .iter()
             .filter(|p| {
-                p.submission.hardware() == Some(hardware)
+                p.submission.hardware().as_ref() == Some(&hardware)
                     && order.contains(&p.submission.benchmark.as_str())
             })
             .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
     );
     Some(OwnHardware {
-        accelerator: accelerator.to_string(),
+        accelerator: own.submission.accelerator_name()?.to_string(),
         accelerators_per_node: per,
         nodes,
         benchmarks,

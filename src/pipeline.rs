@@ -184,16 +184,18 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     Ok(dist)
 }
 
-/// Renders the article, whose downloads table lists the files already in `dist`, and adds it.
+/// Renders the article, whose downloads table lists the files already in `dist`, and its data
+/// page, and adds them.
 pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -> Result<()> {
     let project = &computed.project;
     let downloads = article::blocks::downloads(dist, OutputFile::ALL);
-    let html = article::render(
+    let pages = article::render(
         &ArticleData {
             config: &project.config,
             analysis: &computed.analysis,
             highlights: &computed.highlights,
             checks: &computed.checks,
+            logs: &computed.logs,
             manifest: &project.manifest,
             facts: &project.facts,
             notes: &computed.notes,
@@ -203,13 +205,15 @@ pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -
             tool: crate::TOOL,
         },
         &project.prose,
+        &project.data_prose,
     )?;
-    dist.add(OutputFile::Article.path(), html.into_bytes())
+    dist.add(OutputFile::Article.path(), pages.article.into_bytes())?;
+    dist.add(OutputFile::DataPage.path(), pages.data.into_bytes())
 }
 
 /// The data files, figures and article in memory, without the bundle (for tests and benches).
 pub fn render(computed: &Computed) -> Result<Dist> {
-    let figures = figure::figures(&computed.analysis, &computed.highlights)?;
+    let figures = figure::figures(&computed.analysis, &computed.highlights, &computed.logs)?;
     let mut dist = render_data(computed, &figures)?;
     render_article(computed, &figures, &mut dist)?;
     Ok(dist)
@@ -317,12 +321,13 @@ impl Reuse {
         if let Some(data) = self.data.as_ref().filter(|d| d.key == key) {
             let mut computed = data.computed.clone();
             computed.project.prose = project.prose;
+            computed.project.data_prose = project.data_prose;
             timings.lap("load, cross-check, analyse, evidence (kept)");
             return Ok((computed, data.figures.clone(), data.dist.clone()));
         }
         let computed = compute(project, inputs)?;
         timings.lap("load, cross-check, analyse, evidence");
-        let figures = figure::figures(&computed.analysis, &computed.highlights)?;
+        let figures = figure::figures(&computed.analysis, &computed.highlights, &computed.logs)?;
         let dist = render_data(&computed, &figures)?;
         timings.lap("data files and figures");
         self.data = self.keep.then(|| Data {

@@ -341,6 +341,7 @@ pub fn write(
     let source = crate::inputs::acquire(
         InputManifest {
             inputs: vec![pin.clone()],
+            listed: 0,
             ..project.manifest.clone()
         },
         acquire,
@@ -355,6 +356,7 @@ pub fn write(
         source_date: "2026-11-30T00:00:00Z".into(),
         list: None,
         inputs,
+        listed: 0,
     };
     let path = dir.join("inputs.json");
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Serialise {

@@ -209,11 +209,12 @@ impl Submission {
         self.accelerator.as_deref().filter(|_| !self.cpu_only)
     }
 
-    /// The hardware as the article compares it: accelerator as written, accelerators per node
-    /// and node count; `None` for a CPU-only system or when the summary leaves any of them empty.
-    pub fn hardware(&self) -> Option<(&str, i64, i64)> {
+    /// The hardware as the article compares it: the accelerator's name in lower case (the
+    /// summary spells one accelerator two ways, `NVIDIA` and `Nvidia`), accelerators per node and
+    /// node count; `None` for a CPU-only system or when the summary leaves any of them empty.
+    pub fn hardware(&self) -> Option<(String, i64, i64)> {
         Some((
-            self.accelerator_name()?,
+            self.accelerator_name()?.to_lowercase(),
             self.accelerators_per_node?,
             self.nodes?,
         ))

@@ -115,7 +115,7 @@ pub fn robustness(pairs: &[Pair]) -> Robustness {
 /// and come from two or more organisations. CPU-only systems and pairs whose summary leaves any
 /// of those fields empty are left out: they name no accelerator to compare.
 fn noise(pairs: &[Pair]) -> Noise {
-    type Key<'a> = (&'a str, &'a str, i64, i64);
+    type Key<'a> = (&'a str, String, i64, i64);
     let mut by: BTreeMap<Key<'_>, Vec<&Pair>> = BTreeMap::new();
     for p in pairs {
         let s = &p.submission;
@@ -127,7 +127,7 @@ fn noise(pairs: &[Pair]) -> Noise {
     }
     let mut groups: Vec<NoiseGroup> = by
         .into_iter()
-        .filter_map(|((benchmark, accelerator, per, nodes), ps)| {
+        .filter_map(|((benchmark, _, per, nodes), ps)| {
             let organizations: BTreeSet<&str> = ps
                 .iter()
                 .map(|p| p.submission.organization.as_str())
@@ -135,6 +135,19 @@ fn noise(pairs: &[Pair]) -> Noise {
             if organizations.len() < 2 {
                 return None;
             }
+            // The group's accelerator as most of its pairs spell it (the first such spelling in
+            // sorted order on a tie).
+            let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
+            for p in &ps {
+                *spellings
+                    .entry(p.submission.accelerator_name().unwrap_or_default())
+                    .or_default() += 1;
+            }
+            let most = spellings.values().copied().max().unwrap_or(0);
+            let accelerator = spellings
+                .iter()
+                .find(|(_, &n)| n == most)
+                .map_or("", |(name, _)| *name);
             let min = ps.iter().map(|p| p.ratio.0).fold(f64::INFINITY, f64::min);
             let max = ps
                 .iter()

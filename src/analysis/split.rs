@@ -84,6 +84,19 @@ pub struct Comparison {
     pub within_one_point: usize,
 }
 
+/// Where one benchmark keeps the least, system by system.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Lowest {
+    pub benchmark: String,
+    /// Systems that ran it once beside at least one other benchmark (each once).
+    pub systems: usize,
+    /// On how many of them its ratio is below every other benchmark's.
+    pub lowest_on: usize,
+    /// On those, how far below the next lowest it lies, in percentage points: least, median
+    /// and most (none when it is lowest nowhere).
+    pub gap_pp: Option<[f64; 3]>,
+}
+
 /// What the split and the comparisons find.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SystemAndBenchmark {
@@ -91,6 +104,8 @@ pub struct SystemAndBenchmark {
     pub split: Option<Split>,
     /// Every two benchmarks, in the order of `benchmarks` (the analysis's, lowest median first).
     pub comparisons: Vec<Comparison>,
+    /// Each benchmark, in the same order: where it keeps the least.
+    pub lowest: Vec<Lowest>,
 }
 
 type System<'a> = (&'a str, &'a str);
@@ -104,7 +119,62 @@ pub fn system_and_benchmark(pairs: &[Pair], benchmarks: &[String]) -> SystemAndB
     SystemAndBenchmark {
         split: split(pairs),
         comparisons: comparisons(pairs, benchmarks),
+        lowest: lowest(pairs, benchmarks),
     }
+}
+
+/// Each system's one ratio per benchmark, for the systems that ran each of their benchmarks
+/// once (a system with two runs of one benchmark is left out: which of them to compare is a
+/// choice the results do not make).
+fn once_each(pairs: &[Pair]) -> BTreeMap<System<'_>, BTreeMap<&str, f64>> {
+    let mut ran: BTreeMap<System, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    for p in pairs {
+        ran.entry(system_of(p))
+            .or_default()
+            .entry(&p.submission.benchmark)
+            .or_default()
+            .push(p.ratio.0);
+    }
+    ran.into_iter()
+        .filter(|(_, r)| r.values().all(|v| v.len() == 1))
+        .map(|(s, r)| (s, r.into_iter().map(|(b, v)| (b, v[0])).collect()))
+        .collect()
+}
+
+/// For each benchmark, the systems that ran it beside another, and where it keeps the least.
+fn lowest(pairs: &[Pair], benchmarks: &[String]) -> Vec<Lowest> {
+    let systems = once_each(pairs);
+    benchmarks
+        .iter()
+        .map(|b| {
+            let mut n = 0;
+            let mut gaps = Vec::new();
+            for ran in systems.values() {
+                let Some(&own) = ran.get(b.as_str()) else {
+                    continue;
+                };
+                let next = ran
+                    .iter()
+                    .filter(|(other, _)| **other != b.as_str())
+                    .map(|(_, &r)| r)
+                    .fold(f64::INFINITY, f64::min);
+                if next.is_finite() {
+                    n += 1;
+                    if own < next {
+                        gaps.push((next - own) * 100.0);
+                    }
+                }
+            }
+            gaps.sort_by(f64::total_cmp);
+            Lowest {
+                benchmark: b.clone(),
+                systems: n,
+                lowest_on: gaps.len(),
+                gap_pp: crate::analysis::median(gaps.clone())
+                    .map(|m| [gaps[0], m, gaps[gaps.len() - 1]]),
+            }
+        })
+        .collect()
 }
 
 /// The least-squares fits on the pairs of the systems that ran two benchmarks or more.
@@ -260,25 +330,15 @@ fn connected(obs: &[(System, &str, f64)]) -> bool {
         .all(|o| systems.contains(&o.0) && benchmarks.contains(o.1))
 }
 
-/// For every two benchmarks, the systems that ran each once, compared.
+/// For every two benchmarks, the systems that ran both (each of their benchmarks once), compared.
 fn comparisons(pairs: &[Pair], benchmarks: &[String]) -> Vec<Comparison> {
-    let mut ran: BTreeMap<System, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
-    for p in pairs {
-        ran.entry(system_of(p))
-            .or_default()
-            .entry(&p.submission.benchmark)
-            .or_default()
-            .push(p.ratio.0);
-    }
+    let systems = once_each(pairs);
     let mut out = Vec::new();
     for (i, first) in benchmarks.iter().enumerate() {
         for second in &benchmarks[i + 1..] {
-            let both: Vec<(f64, f64)> = ran
+            let both: Vec<(f64, f64)> = systems
                 .values()
-                .filter_map(|r| match (r.get(first.as_str()), r.get(second.as_str())) {
-                    (Some(a), Some(b)) if a.len() == 1 && b.len() == 1 => Some((a[0], b[0])),
-                    _ => None,
-                })
+                .filter_map(|r| Some((*r.get(first.as_str())?, *r.get(second.as_str())?)))
                 .collect();
             let first_higher = both.iter().filter(|(a, b)| a > b).count();
             let second_higher = both.iter().filter(|(a, b)| b > a).count();
@@ -370,6 +430,77 @@ mod tests {
         let effect = |b: &str| s.benchmark_effects_pp.iter().find(|e| e.0 == b).unwrap().1;
         assert!((effect("X") - (0.5 - 1.9 / 3.0) * 100.0).abs() < 1e-8);
         assert!((effect("Y") - (0.8 - 1.9 / 3.0) * 100.0).abs() < 1e-8);
+    }
+
+    /// A pair of `system` on `benchmark` keeping `ratio`.
+    fn pair(system: &str, benchmark: &str, ratio: f64) -> Pair {
+        Pair {
+            offline_id: crate::summary::RowId(0),
+            server_id: crate::summary::RowId(1),
+            submission: crate::analysis::Submission {
+                organization: "org".into(),
+                system_name: system.into(),
+                platform: system.into(),
+                model: benchmark.into(),
+                benchmark: benchmark.into(),
+                accelerator: None,
+                nodes: None,
+                accelerators_per_node: None,
+                total_accelerators: None,
+                cpu_only: false,
+                framework: String::new(),
+            },
+            offline_location: String::new(),
+            server_location: String::new(),
+            offline: 1.0,
+            server: ratio,
+            ratio: crate::analysis::Ratio(ratio),
+        }
+    }
+
+    #[test]
+    fn the_lowest_benchmark_and_the_sign_tests_are_counted_system_by_system() {
+        // X is lowest on A (by 10 points), B (by 2) and C (by 30, against Z); D never ran X;
+        // E ran X twice and is left out.
+        let pairs = [
+            pair("A", "X", 0.80),
+            pair("A", "Y", 0.90),
+            pair("B", "X", 0.95),
+            pair("B", "Y", 0.97),
+            pair("B", "Z", 0.99),
+            pair("C", "X", 0.60),
+            pair("C", "Z", 0.90),
+            pair("D", "Y", 0.90),
+            pair("D", "Z", 0.80),
+            pair("E", "X", 0.99),
+            pair("E", "X", 0.50),
+            pair("E", "Y", 0.70),
+        ];
+        let order = ["X".to_string(), "Y".into(), "Z".into()];
+        let found = system_and_benchmark(&pairs, &order);
+        let x = &found.lowest[0];
+        assert_eq!((x.systems, x.lowest_on), (3, 3));
+        let [least, median, most] = x.gap_pp.unwrap();
+        assert!(
+            (least - 2.0).abs() < 1e-9
+                && (median - 10.0).abs() < 1e-9
+                && (most - 30.0).abs() < 1e-9
+        );
+        // Y is lowest on D only (against Z, 0.80): Z is lowest there.
+        assert_eq!((found.lowest[1].systems, found.lowest[1].lowest_on), (3, 0));
+        // Z is lowest on D, by 10 points (of B, C and D).
+        let z = &found.lowest[2];
+        assert_eq!((z.systems, z.lowest_on), (3, 1));
+        assert!(z.gap_pp.unwrap().iter().all(|g| (g - 10.0).abs() < 1e-9));
+        // X against Y: on A and B, Y keeps more; 2 of 2 one way, p = 2 / 4.
+        let xy = &found.comparisons[0];
+        assert_eq!((xy.first.as_str(), xy.second.as_str()), ("X", "Y"));
+        assert_eq!((xy.systems, xy.first_higher, xy.second_higher), (2, 0, 2));
+        assert_eq!(xy.p_value, 0.5);
+        // Y against Z: B (Z higher) and D (Y higher).
+        let yz = &found.comparisons[2];
+        assert_eq!((yz.systems, yz.first_higher, yz.second_higher), (2, 1, 1));
+        assert_eq!(yz.p_value, 1.0);
     }
 
     #[test]

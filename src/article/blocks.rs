@@ -34,9 +34,14 @@ pub struct HighlightRow {
 struct FigureHighlightsBlock<'a> {
     wide: &'a str,
     narrow: &'a str,
-    rows: Vec<HighlightRow>,
     span: String,
     span_count: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/highlights.html")]
+struct HighlightsBlock {
+    rows: Vec<HighlightRow>,
 }
 
 pub struct BenchmarkRow {
@@ -112,6 +117,17 @@ pub struct InputRow<'a> {
 #[template(path = "blocks/inputs.html")]
 struct InputsBlock<'a> {
     rows: Vec<InputRow<'a>>,
+    list: Option<ListRow<'a>>,
+}
+
+/// The row of the manifest's list: how many files it pins, from where, and its own pin.
+struct ListRow<'a> {
+    count: usize,
+    path: &'a str,
+    repository: &'a str,
+    commit: String,
+    size: String,
+    sha256: &'a crate::base::digest::HexDigest,
 }
 
 /// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
@@ -233,9 +249,16 @@ fn citation(data: &ArticleData<'_>) -> Result<String> {
 /// Every block the prose may place, by name.
 pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
     type Render = fn(&ArticleData<'_>) -> Result<String>;
-    let all: [(&str, Render); 12] = [
+    let all: [(&str, Render); 19] = [
+        ("key-numbers", super::story_blocks::key_numbers),
         ("figure-highlights", figure_highlights),
+        ("highlights", highlight_table),
         ("figure-pairs", figure_pairs),
+        ("figure-systems", super::story_blocks::figure_systems),
+        ("figure-factors", super::story_blocks::figure_factors),
+        ("systems", super::story_blocks::systems),
+        ("comparisons", super::story_blocks::comparisons),
+        ("logs", super::story_blocks::logs),
         ("rules", rules),
         ("interactive", interactive),
         ("robustness", robustness),
@@ -255,6 +278,25 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
 /// Figure 1 in its two layouts, with the table of its numbers.
 fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
     let figures = data.figures;
+    template(
+        &FigureHighlightsBlock {
+            wide: &figures.highlights.0,
+            narrow: &figures.highlights_narrow.0,
+            span: points(data.highlights.span_pp),
+            span_count: count_word(
+                data.highlights
+                    .highlights
+                    .iter()
+                    .filter(|h| h.in_span)
+                    .count(),
+            )?,
+        },
+        "blocks/figure-highlights.html",
+    )
+}
+
+/// Figure 1's numbers: each highlighted pair with its rows.
+fn highlight_table(data: &ArticleData<'_>) -> Result<String> {
     let a = data.analysis;
     let rows = data
         .highlights
@@ -272,22 +314,7 @@ fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    template(
-        &FigureHighlightsBlock {
-            wide: &figures.highlights.0,
-            narrow: &figures.highlights_narrow.0,
-            rows,
-            span: points(data.highlights.span_pp),
-            span_count: count_word(
-                data.highlights
-                    .highlights
-                    .iter()
-                    .filter(|h| h.in_span)
-                    .count(),
-            )?,
-        },
-        "blocks/figure-highlights.html",
-    )
+    template(&HighlightsBlock { rows }, "blocks/highlights.html")
 }
 
 /// Figure 2 in its two layouts, with the medians by benchmark.
@@ -680,13 +707,13 @@ fn noise(data: &ArticleData<'_>) -> Result<String> {
     template(&NoiseBlock { rows }, "blocks/noise.html")
 }
 
-/// The pinned inputs.
+/// The pinned inputs: those the manifest pins one by one, and its list of further files.
 fn inputs(data: &ArticleData<'_>) -> Result<String> {
+    let m = data.manifest;
     template(
         &InputsBlock {
-            rows: data
-                .manifest
-                .inputs
+            rows: m
+                .hand_picked()
                 .iter()
                 .map(|pin| InputRow {
                     pin,
@@ -694,6 +721,18 @@ fn inputs(data: &ArticleData<'_>) -> Result<String> {
                     size: grouped(pin.size as f64, 0),
                 })
                 .collect(),
+            list: m
+                .list
+                .as_ref()
+                .zip(m.listed().first())
+                .map(|(list, first)| ListRow {
+                    count: m.listed().len(),
+                    path: &list.path,
+                    repository: &first.repository,
+                    commit: short_commit(&first.commit),
+                    size: grouped(list.size as f64, 0),
+                    sha256: &list.sha256,
+                }),
         },
         "blocks/inputs.html",
     )

@@ -598,7 +598,11 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             .any(|p| {
                 p.submission.benchmark == g.benchmark
                     && p.submission.hardware()
-                        == Some((g.accelerator.as_str(), g.accelerators_per_node, g.nodes))
+                        == Some((
+                            g.accelerator.to_lowercase(),
+                            g.accelerators_per_node,
+                            g.nodes,
+                        ))
             })
     });
     let ag = &data.highlights.agreement;

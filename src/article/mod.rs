@@ -10,6 +10,8 @@ pub mod export;
 pub mod findings;
 pub mod prose;
 pub mod sanitize;
+pub mod story;
+pub mod story_blocks;
 pub mod values;
 pub mod words;
 
@@ -34,6 +36,8 @@ pub struct ArticleData<'a> {
     pub analysis: &'a Analysis,
     pub highlights: &'a Highlights,
     pub checks: &'a Checks,
+    /// Every pair checked against its LoadGen logs, and its ratio taken apart.
+    pub logs: &'a crate::evidence::pair_logs::PairLogs,
     pub manifest: &'a InputManifest,
     pub facts: &'a CheckerFacts,
     /// The checked claims the prose may cite.
@@ -168,8 +172,38 @@ fn sections(body: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Renders the whole page from `prose`.
-pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
+/// The two published pages: the article and its data page.
+pub struct Pages {
+    pub article: String,
+    pub data: String,
+}
+
+#[derive(Template)]
+#[template(path = "data.html")]
+struct DataPage<'a> {
+    config: &'a ArticleConfig,
+    standfirst: Option<&'a str>,
+    body: &'a str,
+    tool: &'a str,
+    round: &'a str,
+    origin: &'a str,
+    path: &'a str,
+    article: &'a str,
+}
+
+/// The prose's first paragraph, which stands under the title, and the rest of the body.
+fn standfirst(body: &str) -> (Option<&str>, &str) {
+    match body
+        .strip_prefix("<p>")
+        .and_then(|b| b.split_once("</p>\n"))
+    {
+        Some((first, rest)) => (Some(first), rest),
+        None => (None, body),
+    }
+}
+
+/// Renders the article from `prose` and its data page from `data_prose`.
+pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<Pages> {
     if let Some((name, round)) = data.config.other_round(&data.analysis.round) {
         return Err(Error::Config {
             file: crate::project::config::CONFIG_PATH.into(),
@@ -192,19 +226,11 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
     let body = rendered.html.replacen(prose::NOTES_MARKER, &notes, 1);
     let contents = blocks::contents(&sections(&body))?;
     let body = body.replacen(prose::CONTENTS_MARKER, &contents, 1);
-    // The prose's first paragraph is the standfirst: it stands under the title, before the
-    // byline.
-    let (standfirst, body) = match body
-        .strip_prefix("<p>")
-        .and_then(|b| b.split_once("</p>\n"))
-    {
-        Some((first, rest)) => (Some(first), rest),
-        None => (None, body.as_str()),
-    };
-    template(
+    let (lede, body) = standfirst(&body);
+    let article = template(
         &Page {
             config: data.config,
-            standfirst,
+            standfirst: lede,
             body,
             tool: data.tool,
             round: &data.analysis.round,
@@ -220,7 +246,36 @@ pub fn render(data: &ArticleData<'_>, prose: &str) -> Result<String> {
                 .collect(),
         },
         "templates/article.html",
-    )
+    )?;
+    // The data page cites no claim and needs no highlight: its tables carry the numbers.
+    let rendered = prose::render_page_prose(
+        crate::project::DATA_PROSE_PATH,
+        data_prose,
+        &values,
+        &blocks,
+        &[],
+        &[],
+    )?;
+    let contents = blocks::contents(&sections(&rendered.html))?;
+    let body = rendered.html.replacen(prose::CONTENTS_MARKER, &contents, 1);
+    let (lede, body) = standfirst(&body);
+    let data_page = template(
+        &DataPage {
+            config: data.config,
+            standfirst: lede,
+            body,
+            tool: data.tool,
+            round: &data.analysis.round,
+            origin: data.config.origin(),
+            path: OutputFile::DataPage.path(),
+            article: OutputFile::Article.path(),
+        },
+        "templates/data.html",
+    )?;
+    Ok(Pages {
+        article,
+        data: data_page,
+    })
 }
 
 #[cfg(test)]

@@ -234,6 +234,35 @@ pub fn render_prose(
     highlights: &[String],
     notes: &[Note],
 ) -> Result<Rendered> {
+    render_page_prose(PROSE_PATH, markdown, values, blocks, highlights, notes)
+}
+
+/// [`render_prose`] of the prose at `path` (the article's, or the data page's), whose errors
+/// name that file.
+pub fn render_page_prose(
+    path: &str,
+    markdown: &str,
+    values: &Values,
+    blocks: &Blocks,
+    highlights: &[String],
+    notes: &[Note],
+) -> Result<Rendered> {
+    render_any(markdown, values, blocks, highlights, notes).map_err(|e| match e {
+        Error::Config { file, message } if file == PROSE_PATH => Error::Config {
+            file: path.to_string(),
+            message: message.replace(PROSE_PATH, path),
+        },
+        other => other,
+    })
+}
+
+fn render_any(
+    markdown: &str,
+    values: &Values,
+    blocks: &Blocks,
+    highlights: &[String],
+    notes: &[Note],
+) -> Result<Rendered> {
     let mut used = BTreeSet::new();
     let mut citations = Citations {
         notes,
@@ -351,9 +380,30 @@ pub fn render_prose(
                                 )
                                 .into(),
                             ));
-                            out.push(Event::Text(
-                                crate::base::text::join_units(&value, false).into(),
-                            ));
+                            let text = crate::base::text::join_units(&value, false);
+                            if token {
+                                out.push(Event::Text(text.into()));
+                            } else {
+                                // In a longer value, each short hyphenated word (a model's name
+                                // in a sentence) is kept on one line too.
+                                for (k, word) in text.split(' ').enumerate() {
+                                    if k > 0 {
+                                        out.push(Event::Text(" ".into()));
+                                    }
+                                    if word.contains('-')
+                                        && word.chars().any(char::is_alphanumeric)
+                                        && word.chars().count() <= 32
+                                    {
+                                        out.push(Event::InlineHtml(
+                                            "<span class=\"token\">".into(),
+                                        ));
+                                        out.push(Event::Text(word.to_string().into()));
+                                        out.push(Event::InlineHtml("</span>".into()));
+                                    } else {
+                                        out.push(Event::Text(word.to_string().into()));
+                                    }
+                                }
+                            }
                             out.push(Event::InlineHtml("</span>".into()));
                         }
                         Piece::Cite(id) => {

@@ -10,6 +10,8 @@ use crate::base::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OutputFile {
     Article,
+    /// The article's companion page: its long tables.
+    DataPage,
     Results,
     SelectedRows,
     PairsCsv,
@@ -48,6 +50,7 @@ impl OutputFile {
         OutputFile::Card,
         OutputFile::Citation,
         OutputFile::Article,
+        OutputFile::DataPage,
         OutputFile::Validation,
     ];
 
@@ -55,6 +58,7 @@ impl OutputFile {
     pub const fn path(self) -> &'static str {
         match self {
             OutputFile::Article => "article.html",
+            OutputFile::DataPage => "data.html",
             OutputFile::Results => "results.json",
             OutputFile::SelectedRows => "selected_rows.json",
             OutputFile::PairsCsv => "pairs.csv",
@@ -78,12 +82,14 @@ impl OutputFile {
     /// Where the bundle carries a copy of this file, relative to its folder: the notebook and
     /// its script at the top (a reader runs them there), the other published files under
     /// [`PUBLISHED_DIR`]. The bundle cannot hold itself, nor what is made after it: the article
-    /// (whose downloads table gives the bundle's SHA-256), the validation report and the
+    /// (whose downloads table gives the bundle's SHA-256) and its data page, rendered with it,
+    /// the validation report and the
     /// checksum list; a rebuild checks those against SHA256SUMS.
     pub fn in_bundle(self) -> Option<String> {
         match self {
             OutputFile::Bundle
             | OutputFile::Article
+            | OutputFile::DataPage
             | OutputFile::Validation
             | OutputFile::Sums
             | OutputFile::Signature => None,

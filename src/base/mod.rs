@@ -15,6 +15,7 @@ pub mod markup;
 pub mod minisign;
 pub mod number;
 pub mod ownership;
+pub mod readability;
 pub mod stats;
 pub mod sums;
 pub mod sys;

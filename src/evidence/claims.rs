@@ -352,6 +352,7 @@ mod tests {
             source_date: "2026-12-01T00:00:00Z".into(),
             list: None,
             inputs: vec![pin(), readme],
+            listed: 0,
         };
         let register = ClaimRegister {
             about: String::new(),

@@ -57,6 +57,8 @@ pub struct RowLog {
     pub warnings: Option<u64>,
     /// The log prints a negative minimum first-token latency.
     pub negative_min_ttft: bool,
+    /// The minimum first-token latency a Server log prints, in ns, as printed.
+    pub min_first_token_ns: Option<i64>,
 }
 
 impl RowLog {
@@ -140,7 +142,7 @@ pub struct BenchmarkFactors {
 }
 
 /// Every pair's logs, and what they show.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PairLogs {
     /// Each pair's logs and factors, by Offline row (in `pairs.csv`, not in `results.json`).
     #[serde(skip)]
@@ -237,6 +239,7 @@ fn row_log(
         errors: log.errors,
         warnings: log.warnings,
         negative_min_ttft: log.min_first_token_ns.is_some_and(|n| n < 0),
+        min_first_token_ns: log.min_first_token_ns,
     }
 }
 

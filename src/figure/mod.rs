@@ -9,23 +9,41 @@
 //! from the data is escaped by the templates.
 
 pub mod card;
+pub mod factors;
+pub mod systems;
 
 use askama::Template;
 
 use crate::analysis::{Analysis, Pair, Ratio};
 use crate::base::error::{Error, Result};
-use crate::base::number::{coord, percent, tokens};
+use crate::base::number::{coord, percent, points, tokens};
+use crate::evidence::pair_logs::PairLogs;
 use crate::highlight::Highlights;
+
+/// The figures' style rules, light and dark (`templates/svg-rules.css`): in each standalone file,
+/// and once in the page's style sheet.
+pub const SVG_RULES: &str = include_str!("../../templates/svg-rules.css");
 
 /// A rendered SVG document (well-formed XML, usable inline in HTML or as a file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Svg(pub String);
 
 impl Svg {
-    /// The figure as a standalone SVG file: the XML declaration, then the figure.
+    /// The figure as a standalone SVG file: the XML declaration, then the figure with its
+    /// style sheet (in the page, the page's style sheet holds the same rules once for every
+    /// figure).
     pub fn file_bytes(&self) -> Vec<u8> {
         let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        s.push_str(&self.0);
+        match self.0.rsplit_once("</svg>") {
+            Some((body, tail)) => {
+                s.push_str(body);
+                s.push_str("<style>\n");
+                s.push_str(SVG_RULES);
+                s.push_str("</style>\n</svg>");
+                s.push_str(tail);
+            }
+            None => s.push_str(&self.0),
+        }
         s.into_bytes()
     }
 }
@@ -66,22 +84,43 @@ impl Layout {
     }
 }
 
-/// Both figures in both layouts.
+/// The four figures in both layouts.
 #[derive(Debug, Clone)]
 pub struct Figures {
     pub highlights: Svg,
     pub highlights_narrow: Svg,
     pub pairs: Svg,
     pub pairs_narrow: Svg,
+    pub systems: Svg,
+    pub systems_narrow: Svg,
+    pub factors: Svg,
+    pub factors_narrow: Svg,
 }
 
-/// Draws both figures in both layouts.
-pub fn figures(analysis: &Analysis, h: &Highlights) -> Result<Figures> {
+/// Draws the four figures in both layouts.
+pub fn figures(analysis: &Analysis, h: &Highlights, logs: &PairLogs) -> Result<Figures> {
+    // The highlighted systems (organisation, platform), which figure 3 shades.
+    let highlighted: Vec<(String, String)> = h
+        .highlights
+        .iter()
+        .filter(|h| h.in_span)
+        .filter_map(|h| analysis.pair(h.offline_id))
+        .map(|p| {
+            (
+                p.submission.organization.clone(),
+                p.submission.platform.clone(),
+            )
+        })
+        .collect();
     Ok(Figures {
         highlights: highlights(analysis, h, Layout::Wide)?,
         highlights_narrow: highlights(analysis, h, Layout::Narrow)?,
         pairs: all_pairs(analysis, h, Layout::Wide)?,
         pairs_narrow: all_pairs(analysis, h, Layout::Narrow)?,
+        systems: systems::systems(analysis, &highlighted, Layout::Wide)?,
+        systems_narrow: systems::systems(analysis, &highlighted, Layout::Narrow)?,
+        factors: factors::factors(analysis, logs, Layout::Wide)?,
+        factors_narrow: factors::factors(analysis, logs, Layout::Narrow)?,
     })
 }
 
@@ -213,6 +252,14 @@ pub struct Bar {
     pub value_y: f64,
     pub tooltip: String,
     pub over_100: bool,
+}
+
+/// The bracket under figure 1's span group, and its words.
+pub struct SpanMark {
+    pub d: String,
+    pub text: String,
+    pub x: f64,
+    pub y: f64,
 }
 
 /// A group heading of figure 1: the system's name (the summary's `SystemName`, the one name the
@@ -352,9 +399,11 @@ pub fn bar_groups<'a>(
     Ok(groups)
 }
 
-/// The title of figure 1.
-const HIGHLIGHTS_TITLE: &str =
-    "Server throughput as a share of Offline throughput, highlighted submissions";
+#[derive(Template)]
+#[template(path = "text/title-highlights.txt")]
+struct HighlightsTitle {
+    span: String,
+}
 
 #[derive(Template)]
 #[template(path = "figure-highlights.svg")]
@@ -375,6 +424,7 @@ pub struct HighlightsFigure {
     pub ticks: Vec<Tick>,
     pub bars: Vec<Bar>,
     pub groups: Vec<GroupHeading>,
+    pub spans: Vec<SpanMark>,
     pub legend: Vec<LegendItem>,
     pub note: Option<ClippedNote>,
 }
@@ -409,6 +459,8 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     let mut bars = Vec::new();
     let mut rows = Vec::new();
     let mut groups: Vec<GroupHeading> = Vec::new();
+    let mut spans = Vec::new();
+    let span_words = format!("{}-point span", points(highlights.span_pp));
     for (g, group) in bar_groups(analysis, highlights)?.iter().enumerate() {
         if g > 0 {
             y += 14.0;
@@ -451,6 +503,39 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             });
             y += bar_height + bar_gap;
         }
+        // Under the span group's bars, a bracket from its lowest ratio to its highest, named
+        // with the span.
+        let span: Vec<f64> = group
+            .bars
+            .iter()
+            .filter(|b| {
+                highlights
+                    .highlights
+                    .iter()
+                    .any(|h| h.in_span && h.offline_id == b.pair.offline_id)
+            })
+            .map(|b| b.ratio.percent())
+            .collect();
+        if span.len() > 1 {
+            let (lo, hi) = (
+                span.iter().copied().fold(f64::INFINITY, f64::min),
+                span.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            );
+            let (x1, x2, yy) = (coord(x_of(lo)), coord(x_of(hi)), coord(y + 4.0));
+            spans.push(SpanMark {
+                d: format!(
+                    "M{x1} {}V{}M{x1} {yy}H{x2}M{x2} {}V{}",
+                    yy - 5.0,
+                    yy + 5.0,
+                    yy - 5.0,
+                    yy + 5.0
+                ),
+                text: span_words.clone(),
+                x: coord(if narrow { x1 } else { x2 + 8.0 }),
+                y: coord(if narrow { yy + 17.0 } else { yy + 4.5 }),
+            });
+            y += if narrow { 26.0 } else { 14.0 };
+        }
     }
     let axis_y = coord(y - bar_gap / 2.0 + 2.0);
     let ticks = ticks(0.0, domain, 20.0, 20.0, x_of);
@@ -469,7 +554,18 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
         &HighlightsFigure {
             id: format!("fig1{}", layout.suffix()),
             class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            title: title(HIGHLIGHTS_TITLE, layout, 48),
+            title: title(
+                &HighlightsTitle {
+                    span: points(highlights.span_pp),
+                }
+                .render()
+                .map_err(|e| Error::Template {
+                    template: "text/title-highlights.txt".into(),
+                    message: format!("template failed: {e}"),
+                })?,
+                layout,
+                48,
+            ),
             narrow,
             width,
             height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
@@ -483,6 +579,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             ticks,
             bars,
             groups,
+            spans,
             legend,
             note,
         },
@@ -492,12 +589,41 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
 
 /// One mark of figure 2.
 pub struct Mark {
-    pub x: f64,
-    pub y: f64,
+    /// Its outline as path data: a circle, or for a CPU-only system a diamond. The marks of one
+    /// kind are drawn as one path, so the page holds a few elements, not one per pair.
+    pub d: String,
     pub highlighted: bool,
     /// A system without accelerators, drawn as an open diamond.
     pub cpu_only: bool,
     pub tooltip: String,
+}
+
+/// A circle of radius `r` at (x, y) as path data.
+pub fn circle(x: f64, y: f64, r: f64) -> String {
+    format!(
+        "M{} {}a{r} {r} 0 1 0 {} 0a{r} {r} 0 1 0 {} 0z",
+        coord(x - r),
+        coord(y),
+        coord(2.0 * r),
+        coord(-2.0 * r)
+    )
+}
+
+/// A dot at (x, y) as path data: a stroke of no length, which a path drawn with round caps and
+/// a stroke as wide as the dot (`.sr-dots`) shows as a disc. A few characters a mark, where a
+/// circle takes forty.
+pub fn dot(x: f64, y: f64) -> String {
+    format!("M{} {}h0", coord(x), coord(y))
+}
+
+/// A diamond of half-diagonal `r` at (x, y) as path data.
+pub fn diamond(x: f64, y: f64, r: f64) -> String {
+    format!("M{} {}l{r} {r}-{r} {r}-{r}-{r}z", coord(x), coord(y - r))
+}
+
+/// A vertical stroke from `y1` to `y2` at `x` as path data.
+pub fn stroke(x: f64, y1: f64, y2: f64) -> String {
+    format!("M{} {}V{}", coord(x), coord(y1), coord(y2))
 }
 
 /// One benchmark band of figure 2.
@@ -511,7 +637,8 @@ pub struct Band {
     pub min: String,
     pub median: String,
     pub max: String,
-    pub median_x: f64,
+    /// The median's tick as path data.
+    pub median_d: String,
 }
 
 #[derive(Template)]
@@ -528,8 +655,8 @@ pub struct PairsFigure {
     pub plot_right: f64,
     pub axis_y: f64,
     pub strip_height: f64,
-    pub dot: f64,
-    pub dot_hl: f64,
+    /// The width of a dot's stroke: its diameter.
+    pub dot_width: f64,
     pub grid: Vec<Segment>,
     pub reference: Vec<Segment>,
     pub ticks: Vec<Tick>,
@@ -538,7 +665,36 @@ pub struct PairsFigure {
     /// Marks of CPU-only systems.
     pub cpu_marks: usize,
     pub legend: Vec<LegendItem>,
+    /// The highlighted systems, each with the shape of its marks.
+    pub named: Vec<NamedKey>,
     pub note: Option<ClippedNote>,
+}
+
+/// A legend entry naming a highlighted system by the shape of its marks.
+pub struct NamedKey {
+    pub d: String,
+    pub x: f64,
+    pub y: f64,
+    pub label: String,
+}
+
+#[derive(Template)]
+#[template(path = "text/title-pairs.txt")]
+struct PairsTitle<'a> {
+    low: &'a str,
+    high: &'a str,
+}
+
+/// A square of half-side `r` at (x, y) as path data.
+pub fn square(x: f64, y: f64, r: f64) -> String {
+    format!(
+        "M{} {}h{}v{}h{}z",
+        coord(x - r),
+        coord(y - r),
+        coord(2.0 * r),
+        coord(2.0 * r),
+        coord(-2.0 * r)
+    )
 }
 
 /// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
@@ -574,6 +730,23 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
         .count();
     let highlighted: Vec<_> = highlights.highlights.iter().map(|h| h.offline_id).collect();
     let (dot, dot_hl) = if narrow { (4.0, 5.5) } else { (4.5, 6.0) };
+    // The systems of the highlights, the span's first: their names and each highlight's system.
+    let mut systems: Vec<String> = Vec::new();
+    let mut system_of: Vec<(crate::summary::RowId, usize)> = Vec::new();
+    let mut ordered: Vec<&crate::highlight::Highlight> = highlights.highlights.iter().collect();
+    ordered.sort_by_key(|h| !h.in_span);
+    for h in ordered {
+        // The system's short name, as the highlight's label gives it before its model.
+        let name = h.label.split(" · ").next().unwrap_or(&h.label).to_string();
+        let k = match systems.iter().position(|s| *s == name) {
+            Some(k) => k,
+            None => {
+                systems.push(name);
+                systems.len() - 1
+            }
+        };
+        system_of.push((h.offline_id, k));
+    }
     // Deterministic vertical spread so that close values stay visible, every mark inside its
     // strip.
     let spread = strip_height / 2.0 - dot_hl - 1.0;
@@ -598,13 +771,34 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
                 .then(a.offline_id.cmp(&b.offline_id))
         });
         for (k, p) in members.iter().enumerate() {
+            let (x, y) = (x_of(p.ratio.percent()), center + offsets[k % offsets.len()]);
+            let is_highlighted = highlighted.contains(&p.offline_id);
             marks.push(Mark {
-                x: coord(x_of(p.ratio.percent())),
-                y: coord(center + offsets[k % offsets.len()]),
-                highlighted: highlighted.contains(&p.offline_id),
+                d: if is_highlighted {
+                    let k = system_of
+                        .iter()
+                        .find(|(id, _)| *id == p.offline_id)
+                        .map_or(0, |(_, k)| *k);
+                    if k == 0 {
+                        circle(x, y, dot_hl)
+                    } else {
+                        square(x, y, dot_hl * 0.9)
+                    }
+                } else if p.submission.cpu_only {
+                    diamond(x, y, dot + 1.0)
+                } else {
+                    self::dot(x, y)
+                },
+                highlighted: is_highlighted,
                 cpu_only: p.submission.cpu_only,
-                // A phone shows no hover text: the narrow drawing leaves it out.
-                tooltip: if narrow { String::new() } else { tooltip(p)? },
+                // A highlighted mark names its pair on hover; a phone shows no hover text, so the
+                // narrow drawing leaves it out. The other marks are one path, listed in the
+                // table of all pairs.
+                tooltip: if narrow || !is_highlighted {
+                    String::new()
+                } else {
+                    tooltip(p)?
+                },
             });
         }
         bands.push(Band {
@@ -618,26 +812,60 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             min: percent(s.min),
             median: percent(s.median),
             max: percent(s.max),
-            median_x: coord(x_of(s.median.percent())),
+            median_d: stroke(
+                x_of(s.median.percent()),
+                center - strip_height / 2.0 + 3.0,
+                center + strip_height / 2.0 - 3.0,
+            ),
         });
     }
     let axis_y = coord(top + band_height * stats.len() as f64 + 2.0);
     let step = if hi - lo > 60.0 || narrow { 10.0 } else { 5.0 };
     let ticks = ticks(lo, hi, step, if narrow { 20.0 } else { step }, x_of);
-    let mut entries = vec![
-        (LegendKind::Reference, 240.0),
-        (LegendKind::Mark, 130.0),
-        (LegendKind::MarkHighlighted, 150.0),
-    ];
+    let mut entries = vec![(LegendKind::Reference, 240.0), (LegendKind::Mark, 130.0)];
     if analysis.pairs.iter().any(|p| p.submission.cpu_only) {
         entries.push((LegendKind::MarkCpuOnly, 130.0));
     }
     let (legend, bottom) = legend(layout, axis_y + 46.0, &entries);
+    // The highlighted systems, named in a row of their own: the span's system by a circle, any
+    // other by a square.
+    let mut named = Vec::new();
+    let (mut kx, mut ky) = (10.0, bottom + 20.0);
+    for (k, system) in systems.iter().enumerate() {
+        let d = if k == 0 {
+            circle(kx + 12.0, ky - 4.0, dot_hl)
+        } else {
+            square(kx + 12.0, ky - 4.0, dot_hl)
+        };
+        named.push(NamedKey {
+            d,
+            x: coord(kx + 24.0),
+            y: coord(ky),
+            label: format!("highlighted: {}", fit(system, if narrow { 34 } else { 40 })),
+        });
+        if narrow {
+            ky += 18.0;
+        } else {
+            kx += 40.0 + 7.0 * (system.chars().count() as f64 + 13.0);
+        }
+    }
+    let bottom = if named.is_empty() {
+        bottom
+    } else if narrow {
+        ky - 18.0
+    } else {
+        ky
+    };
     let note = clipped_note(clipped, bottom + 20.0);
-    let title_text = format!(
-        "Server/Offline ratio of all {} matched pairs, by benchmark",
-        marks.len()
-    );
+    let title_text = PairsTitle {
+        low: stats.first().map_or("", |b| b.benchmark.as_str()),
+        high: stats.last().map_or("", |b| b.benchmark.as_str()),
+    }
+    .render()
+    .map_err(|e| Error::Template {
+        template: "text/title-pairs.txt".into(),
+        message: format!("template failed: {e}"),
+    })?;
     render(
         &PairsFigure {
             id: format!("fig2{}", layout.suffix()),
@@ -651,8 +879,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             plot_right,
             axis_y,
             strip_height,
-            dot,
-            dot_hl,
+            dot_width: 2.0 * dot,
             grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
             reference: segments(&[coord(x_of(100.0))], &rows),
             ticks,
@@ -660,6 +887,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             cpu_marks: marks.iter().filter(|m| m.cpu_only).count(),
             marks,
             legend,
+            named,
             note,
         },
         "figure 2",

@@ -120,6 +120,9 @@ pub struct InputManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list: Option<ListPin>,
     pub inputs: Vec<PinnedInput>,
+    /// How many of [`InputManifest::inputs`], at their end, came from the list.
+    #[serde(skip)]
+    pub listed: usize,
 }
 
 /// Where the manifest's list of further pinned files lives in the project, and what its bytes
@@ -247,6 +250,7 @@ impl InputManifest {
                     crate::base::text::quoted(&list.repository, 200)
                 ))
             })?;
+        let before = self.inputs.len();
         for (path, size, sha256, git_blob_sha1) in list.files {
             let (name, local) = listed_log_names(&round, &path).ok_or_else(|| {
                 err(format!(
@@ -272,6 +276,7 @@ impl InputManifest {
                 acquired: list.acquired.clone(),
             });
         }
+        self.listed = self.inputs.len() - before;
         self.check_pins(manifest)
     }
 
@@ -328,6 +333,16 @@ impl InputManifest {
             }
         }
         Ok(())
+    }
+
+    /// The inputs the manifest pins one by one, without those of its list.
+    pub fn hand_picked(&self) -> &[PinnedInput] {
+        &self.inputs[..self.inputs.len() - self.listed.min(self.inputs.len())]
+    }
+
+    /// The inputs of its list.
+    pub fn listed(&self) -> &[PinnedInput] {
+        &self.inputs[self.inputs.len() - self.listed.min(self.inputs.len())..]
     }
 
     /// Seconds since the Unix epoch of `source_date`.

@@ -22,6 +22,8 @@ use config::{ArticleConfig, CONFIG_PATH};
 
 /// Where the prose lives in the project.
 pub const PROSE_PATH: &str = "content/article.md";
+/// Where the data page's prose lives in the project.
+pub const DATA_PROSE_PATH: &str = "content/data.md";
 
 /// Largest project file read (the real ones are a few kB).
 const MAX_PROJECT_FILE: u64 = 4 << 20;
@@ -31,6 +33,8 @@ const MAX_PROJECT_FILE: u64 = 4 << 20;
 pub struct Project {
     pub root: PathBuf,
     pub prose: String,
+    /// The data page's prose: its long tables, each under its heading.
+    pub data_prose: String,
     pub config: ArticleConfig,
     pub manifest: InputManifest,
     pub facts: CheckerFacts,
@@ -50,6 +54,7 @@ impl Project {
         Ok(Project {
             root: root.to_path_buf(),
             prose: read_text(root, PROSE_PATH)?,
+            data_prose: read_text(root, DATA_PROSE_PATH)?,
             config: ArticleConfig::parse(CONFIG_PATH, &read_text(root, CONFIG_PATH)?)?,
             manifest: load_manifest(root, MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
             facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,

@@ -21,6 +21,7 @@ use crate::package::inventory::{self, Discrepancy};
 
 mod dom;
 pub mod page;
+pub mod prose;
 pub mod report;
 
 use page::{broken_links, policy_problems};
@@ -29,27 +30,38 @@ pub use page::{csp_problems, page_problems, rendered_values, scan, PageScan};
 /// One rule the output must meet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rule {
-    PageSafe,
-    CspStrict,
+    PageSafe(OutputFile),
+    CspStrict(OutputFile),
     SvgWellFormed(OutputFile),
     HighlightsMatchResults,
     BundleNamesSafe,
     SumsCoverOutput,
-    LinksResolve,
-    PageWellFormed,
+    LinksResolve(OutputFile),
+    PageWellFormed(OutputFile),
+    /// The narrative's sentences and length within the limits of [`prose`].
+    Readable(OutputFile),
+}
+
+/// The article's rules are named alone; the data page's carry its name.
+fn page_rule(f: &mut fmt::Formatter<'_>, rule: &str, file: &OutputFile) -> fmt::Result {
+    match file {
+        OutputFile::Article => f.write_str(rule),
+        other => write!(f, "{rule} {}", other.path()),
+    }
 }
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Rule::PageSafe => f.write_str("page-safe"),
-            Rule::CspStrict => f.write_str("csp-strict"),
+            Rule::PageSafe(file) => page_rule(f, "page-safe", file),
+            Rule::CspStrict(file) => page_rule(f, "csp-strict", file),
             Rule::SvgWellFormed(file) => write!(f, "svg-well-formed {}", file.path()),
             Rule::HighlightsMatchResults => f.write_str("highlights-match-results"),
             Rule::BundleNamesSafe => f.write_str("bundle-names-safe"),
             Rule::SumsCoverOutput => f.write_str("sha256sums-cover-output"),
-            Rule::LinksResolve => f.write_str("links-resolve"),
-            Rule::PageWellFormed => f.write_str("page-well-formed"),
+            Rule::LinksResolve(file) => page_rule(f, "links-resolve", file),
+            Rule::PageWellFormed(file) => page_rule(f, "page-well-formed", file),
+            Rule::Readable(file) => page_rule(f, "readable", file),
         }
     }
 }
@@ -120,28 +132,39 @@ fn svg_problems(file: OutputFile, source: &str) -> Vec<String> {
 /// The static checks of the build output. `will_be_summed` lists the files SHA256SUMS will cover.
 pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validation> {
     // The bundle's listing (a 4,400-entry directory and its inventory) is checked on a second
-    // core while the page and the figures are.
+    // core while the pages and the figures are.
     let bundle = OutputFile::Bundle.path();
-    let (mut out, article, listing) = std::thread::scope(|scope| {
+    let pages = [OutputFile::Article, OutputFile::DataPage];
+    let (mut out, scans, listing) = std::thread::scope(|scope| {
         let listing = scope.spawn(|| dist.get(bundle).map(bundle_listing_problems));
         let mut out = Vec::new();
-        let article = text(dist, OutputFile::Article).map(scan);
-        out.push(match &article {
-            Err(e) => outcome(Rule::PageSafe, vec![e.clone()], ""),
-            Ok(page) => outcome(
-                Rule::PageSafe,
-                page.problems.clone(),
-                "html5ever's tree of the page holds no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
-            ),
-        });
-        out.push(match &article {
-            Err(e) => outcome(Rule::CspStrict, vec![e.clone()], ""),
-            Ok(page) => outcome(
-                Rule::CspStrict,
-                policy_problems(&page.policies),
-                "one Content-Security-Policy <meta>, default-src 'none', no script source",
-            ),
-        });
+        let scans: Vec<(OutputFile, Result<PageScan, String>)> = pages
+            .iter()
+            .map(|&file| {
+                (
+                    file,
+                    text(dist, file).map(|html| page::scan_page(html, file)),
+                )
+            })
+            .collect();
+        for (file, page) in &scans {
+            out.push(match page {
+                Err(e) => outcome(Rule::PageSafe(*file), vec![e.clone()], ""),
+                Ok(page) => outcome(
+                    Rule::PageSafe(*file),
+                    page.problems.clone(),
+                    "html5ever's tree of the page holds no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
+                ),
+            });
+            out.push(match page {
+                Err(e) => outcome(Rule::CspStrict(*file), vec![e.clone()], ""),
+                Ok(page) => outcome(
+                    Rule::CspStrict(*file),
+                    policy_problems(&page.policies),
+                    "one Content-Security-Policy <meta>, default-src 'none', no script source",
+                ),
+            });
+        }
         for file in [OutputFile::FigureHighlights, OutputFile::FigurePairs] {
             let problems = match text(dist, file) {
                 Err(e) => vec![e],
@@ -153,6 +176,7 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
                 "parses as XML; <svg role=\"img\"> with <title> and <desc>; no script",
             ));
         }
+        let article = &scans[0].1;
         out.push(highlights_match_results(
             dist,
             article.as_ref().map(|p| p.values.as_slice()),
@@ -163,7 +187,7 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
                 vec!["the check of the bundle's listing failed".to_string()],
             ))
         });
-        (out, article, listing)
+        (out, scans, listing)
     });
     out.push(match listing {
         None => outcome(
@@ -192,28 +216,69 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
         .cloned()
         .chain([OutputFile::Sums.path().to_string()])
         .collect();
-    out.push(match &article {
-        Err(e) => outcome(Rule::LinksResolve, vec![e.clone()], ""),
-        Ok(page) => outcome(
-            Rule::LinksResolve,
-            broken_links(page, &published),
-            &format!(
-                "{} links; every #fragment names an element of the page, every relative link a published file, every published file is linked",
-                page.links.len()
+    // The ids of each page, for a link from one page to a section of the other.
+    let ids: Vec<(&str, &BTreeSet<String>)> = scans
+        .iter()
+        .filter_map(|(file, page)| Some((file.path(), &page.as_ref().ok()?.ids)))
+        .collect();
+    for (file, page) in &scans {
+        let rule = Rule::LinksResolve(*file);
+        out.push(match page {
+            Err(e) => outcome(rule, vec![e.clone()], ""),
+            Ok(page) => outcome(
+                rule,
+                broken_links(page, &published, &ids, *file == OutputFile::Article),
+                &format!(
+                    "{} links; every #fragment names an element of its page, every relative link a published file{}",
+                    page.links.len(),
+                    if *file == OutputFile::Article {
+                        ", every published file is linked"
+                    } else {
+                        ""
+                    }
+                ),
             ),
-        ),
-    });
-    out.push(match &article {
-        Err(e) => outcome(Rule::PageWellFormed, vec![e.clone()], ""),
-        Ok(page) => outcome(
-            Rule::PageWellFormed,
-            page.structure.clone(),
-            &format!(
-                "every element closed in order, {} ids each given once",
-                page.ids.len()
+        });
+        out.push(match page {
+            Err(e) => outcome(Rule::PageWellFormed(*file), vec![e.clone()], ""),
+            Ok(page) => outcome(
+                Rule::PageWellFormed(*file),
+                page.structure.clone(),
+                &format!(
+                    "every element closed in order, {} ids each given once",
+                    page.ids.len()
+                ),
             ),
-        ),
-    });
+        });
+        // Only the article has a narrative; every sentence of either page is held to the
+        // page's limit.
+        let rule = Rule::Readable(*file);
+        out.push(match page {
+            Err(e) => outcome(rule, vec![e.clone()], ""),
+            Ok(page) => {
+                let units: Vec<prose::Unit> = page
+                    .prose
+                    .iter()
+                    .map(|u| prose::Unit {
+                        narrative: u.narrative && *file == OutputFile::Article,
+                        text: u.text.clone(),
+                    })
+                    .collect();
+                let (figures, problems) = prose::check(&units);
+                let detail = match figures {
+                    Some(f) => format!(
+                        "narrative: {} words, {} sentences, {:.1} words a sentence, the longest {}, {} over 30; Flesch-Kincaid grade {:.1}",
+                        f.words, f.sentences, f.mean_words, f.longest, f.over_30, f.flesch_kincaid_grade
+                    ),
+                    None => format!(
+                        "no sentence longer than {} words",
+                        prose::PAGE_LONGEST
+                    ),
+                };
+                outcome(rule, problems, &detail)
+            }
+        });
+    }
     out.push(outcome(
         Rule::SumsCoverOutput,
         missing,

@@ -162,6 +162,8 @@ pub struct PageScan {
     /// How the page's markup is not well formed: an `id` given twice, the first element closed
     /// out of order or never, each with its line of the page.
     pub structure: Vec<String>,
+    /// The page's prose, paragraph by paragraph, as a reader reads it.
+    pub prose: Vec<super::prose::Unit>,
 }
 
 /// Every way `html` could run code, refresh, or load something, as one line each.
@@ -176,7 +178,12 @@ pub fn page_problems(html: &str) -> Vec<String> {
 /// is written (each element closed in order, each `id` given once, with its line) is read from
 /// its tags, token by token, since a tree has already mended what was written.
 pub fn scan(html: &str) -> PageScan {
-    let structure = written_structure(html);
+    scan_page(html, OutputFile::Article)
+}
+
+/// [`scan`] of the published page `file`, whose lines the structure problems name.
+pub fn scan_page(html: &str, file: OutputFile) -> PageScan {
+    let structure = written_structure(html, file.path());
     let dom = Dom::parse(html);
     let mut page = PageScan {
         structure,
@@ -185,6 +192,7 @@ pub fn scan(html: &str) -> PageScan {
     for node in dom.descendants(0) {
         inspect(&dom, node, &mut page);
     }
+    page.prose = super::prose::units(&dom);
     page
 }
 
@@ -336,7 +344,7 @@ const SVG_ANIMATIONS: &[&str] = &["animate", "set", "animatemotion", "animatetra
 
 /// How the page is written, tag by tag: the first element closed out of order or never, and
 /// each `id` given a second time, with their lines of the page.
-fn written_structure(html: &str) -> Vec<String> {
+fn written_structure(html: &str, name: &str) -> Vec<String> {
     let mut ids = BTreeSet::new();
     let mut structure = Vec::new();
     let mut nesting = markup::Nesting::default();
@@ -354,8 +362,7 @@ fn written_structure(html: &str) -> Vec<String> {
         if let Some(id) = id {
             if ids.contains(&id) {
                 structure.push(format!(
-                    "{} line {}: id {:?} is given a second time",
-                    OutputFile::Article.path(),
+                    "{name} line {}: id {:?} is given a second time",
                     markup::line_of(html, tag.at),
                     crate::base::text::excerpt(&id, 80)
                 ));
@@ -365,11 +372,7 @@ fn written_structure(html: &str) -> Vec<String> {
     }
     structure.extend(nesting.finish().map(|m| {
         let (at, what) = m.describe(|at| markup::line_of(html, at));
-        format!(
-            "{} line {}: {what}",
-            OutputFile::Article.path(),
-            markup::line_of(html, at)
-        )
+        format!("{name} line {}: {what}", markup::line_of(html, at))
     }));
     structure
 }
@@ -383,7 +386,12 @@ fn link_path(href: &str) -> &str {
 /// relative address that names no published file (`files`); and published files no link leads
 /// to, which a reader of the page could not download. Site-root and absolute links are the
 /// site's and the web's, not checked here.
-pub(super) fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<String> {
+pub(super) fn broken_links(
+    page: &PageScan,
+    files: &BTreeSet<String>,
+    pages: &[(&str, &BTreeSet<String>)],
+    links_every_file: bool,
+) -> Vec<String> {
     let mut problems = Vec::new();
     for href in &page.links {
         let broken = if let Some(fragment) = href.strip_prefix('#') {
@@ -393,11 +401,21 @@ pub(super) fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<Str
         } else {
             // The author's signature is made after this check, when the build signs.
             let path = link_path(href);
-            !files.contains(path) && path != OutputFile::Signature.path()
+            let fragment = href.split_once('#').map(|(_, f)| f);
+            // A link to a section of the other page must name one of its elements.
+            let section_missing = fragment.is_some_and(|f| {
+                pages
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .is_some_and(|(_, ids)| !ids.contains(f))
+            });
+            (!files.contains(path) && path != OutputFile::Signature.path()) || section_missing
         };
         if broken {
             let what = if href.starts_with('#') {
                 "names no element of the page"
+            } else if href.contains('#') && files.contains(link_path(href)) {
+                "names no element of that page"
             } else {
                 "names no published file"
             };
@@ -408,6 +426,9 @@ pub(super) fn broken_links(page: &PageScan, files: &BTreeSet<String>) -> Vec<Str
         }
     }
     problems.dedup();
+    if !links_every_file {
+        return problems;
+    }
     let linked: BTreeSet<&str> = page.links.iter().map(|href| link_path(href)).collect();
     let unlinked: Vec<&str> = files
         .iter()
@@ -480,7 +501,7 @@ mod tests {
             .map(String::from)
             .into();
         assert_eq!(
-            broken_links(&page, &files),
+            broken_links(&page, &files, &[], true),
             [
                 "<a href=\"#download\"> names no element of the page",
                 "<a href=\"pairs.cvs\"> names no published file",

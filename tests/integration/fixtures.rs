@@ -454,13 +454,16 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     let s = summary::load(csv.as_bytes(), json.as_bytes(), FileNames::default()).unwrap();
     let a = analysis::analyse(&s).unwrap();
     let h = highlight::select(&a, &config()).unwrap();
-    let f = figure::figures(&a, &h).unwrap();
+    let logs = scenario_ratios::evidence::pair_logs::PairLogs::default();
+    let f = figure::figures(&a, &h, &logs).unwrap();
     let note = ">2 values beyond 200&#160;% drawn at the edge (see the table)<";
     for svg in [
         &f.pairs,
         &f.pairs_narrow,
         &f.highlights,
         &f.highlights_narrow,
+        &f.systems,
+        &f.systems_narrow,
     ] {
         assert!(svg.0.contains(note), "{}", &svg.0[svg.0.len() - 200..]);
         assert!(svg.0.len() < 100_000, "{} bytes", svg.0.len());
@@ -468,6 +471,7 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     let unclipped = figure::figures(
         &analyse("base").unwrap(),
         &highlight::select(&analyse("base").unwrap(), &config()).unwrap(),
+        &scenario_ratios::evidence::pair_logs::PairLogs::default(),
     )
     .unwrap();
     assert!(!unclipped.pairs.0.contains("beyond"));

@@ -11,6 +11,7 @@ mod cli;
 mod evidence;
 mod fixtures;
 mod layering;
+mod logs;
 mod notebook;
 mod output;
 mod package;

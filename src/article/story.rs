@@ -1,0 +1,613 @@
+//! The values of the story's claims: the dek, where one benchmark keeps the least system by
+//! system, how firm the rest of the order is, how much the system and the benchmark each set,
+//! and why, from the ratio taken apart in the LoadGen logs. Each sentence whose words depend on
+//! the figures is rendered from `templates/text/`, its wording chosen by the figures, so a
+//! sentence cannot outlive data that say otherwise.
+
+use askama::Template;
+
+use super::catalogue::Values;
+use super::words::list_words;
+use super::{template, ArticleData};
+use crate::analysis::split::{Comparison, Lowest, Split};
+use crate::base::number::{percent, points};
+use crate::evidence::pair_logs::{BenchmarkFactors, PairLogs};
+
+/// A p-value as the prose prints it: `p < 0.001` below a thousandth, else to two significant
+/// digits (`p = 0.0052`, `p = 0.27`).
+pub fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".into()
+    } else {
+        let digits = (1 - p.log10().floor() as i32).max(2) as usize;
+        format!("p = {p:.digits$}")
+    }
+}
+
+/// What the split says of the system and the benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitVerdict {
+    /// Each is significant given the other (at 1 %), and adjusted for their sizes neither
+    /// explains more than twice the other's share.
+    Both,
+    /// Both significant, the system's adjusted share more than twice the benchmark's.
+    SystemMore,
+    /// Both significant, the benchmark's adjusted share more than twice the system's.
+    BenchmarkMore,
+    /// Only the system is significant given the other.
+    SystemOnly,
+    /// Only the benchmark is significant given the other.
+    BenchmarkOnly,
+    /// Neither is.
+    Neither,
+    /// Fewer than two systems ran two benchmarks or more, or the fit did not settle.
+    Untested,
+}
+
+/// The level the split's F tests and the sign tests are read at.
+pub const SIGNIFICANCE: f64 = 0.01;
+
+impl SplitVerdict {
+    pub fn of(s: Option<&Split>) -> SplitVerdict {
+        let Some(s) = s else {
+            return SplitVerdict::Untested;
+        };
+        let system = s.system_given_benchmark.p_value < SIGNIFICANCE;
+        let benchmark = s.benchmark_given_system.p_value < SIGNIFICANCE;
+        let (a, b) = (s.system.adjusted_r_squared, s.benchmark.adjusted_r_squared);
+        match (system, benchmark) {
+            (true, true) if a > 2.0 * b => SplitVerdict::SystemMore,
+            (true, true) if b > 2.0 * a => SplitVerdict::BenchmarkMore,
+            (true, true) => SplitVerdict::Both,
+            (true, false) => SplitVerdict::SystemOnly,
+            (false, true) => SplitVerdict::BenchmarkOnly,
+            (false, false) => SplitVerdict::Neither,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "text/dek.txt")]
+struct Dek<'a> {
+    lowest: &'a Lowest,
+    split: SplitVerdict,
+}
+
+#[derive(Template)]
+#[template(path = "text/lowest.txt")]
+struct LowestWords<'a> {
+    lowest: &'a Lowest,
+    gap: Option<[String; 3]>,
+    /// The sign test of the lowest benchmark against the one it was compared with on the most
+    /// systems.
+    test: Option<(&'a Comparison, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "text/order.txt")]
+struct OrderWords<'a> {
+    /// The comparison of two other benchmarks on the most systems: the one that keeps more
+    /// more often first.
+    higher: &'a str,
+    lower: &'a str,
+    on: usize,
+    of: usize,
+    close: usize,
+    p: String,
+    firm: bool,
+}
+
+#[derive(Template)]
+#[template(path = "text/split.txt")]
+struct SplitWords<'a> {
+    s: &'a Split,
+    verdict: SplitVerdict,
+    system: String,
+    benchmark: String,
+    /// The weaker of the two tests' p-values, as a bound (`p < 0.001`, `p ≤ 0.0046`).
+    p: String,
+}
+
+#[derive(Template)]
+#[template(path = "text/split-effect.txt")]
+struct SplitEffect<'a> {
+    benchmark: &'a str,
+    effect: String,
+    below: bool,
+    /// The largest effect of any other benchmark, in points.
+    others: String,
+}
+
+#[derive(Template)]
+#[template(path = "text/split-detail.txt")]
+struct SplitDetail<'a> {
+    s: &'a Split,
+}
+
+impl SplitDetail<'_> {
+    fn pct(&self, x: &f64) -> String {
+        percent(*x)
+    }
+    fn p(&self, x: &f64) -> String {
+        p_value(*x)
+    }
+    fn f(&self, x: &f64) -> String {
+        format!("{x:.2}")
+    }
+}
+
+#[derive(Template)]
+#[template(path = "text/factors.txt")]
+struct FactorsWords<'a> {
+    logs: &'a PairLogs,
+    /// The benchmarks' median completion and length factors: least and most, in words.
+    completion: [String; 2],
+    length: [String; 2],
+}
+
+#[derive(Template)]
+#[template(path = "text/load.txt")]
+struct LoadWords<'a> {
+    low: &'a BenchmarkFactors,
+    high: &'a BenchmarkFactors,
+}
+
+impl LoadWords<'_> {
+    fn pct(&self, x: &f64) -> String {
+        percent(*x)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "text/latency.txt")]
+struct LatencyWords<'a> {
+    /// The benchmark whose median p99 TPOT is nearest its limit, and the others' range.
+    nearest: &'a BenchmarkFactors,
+    others: [String; 2],
+    /// Whether it is also the benchmark scheduled furthest below its Offline rate.
+    also_lowest_load: bool,
+    limit: Option<String>,
+    near: usize,
+    near_tpot: usize,
+    pairs: usize,
+}
+
+#[derive(Template)]
+#[template(path = "text/target-step.txt")]
+struct TargetStep {
+    whole: usize,
+    pairs: usize,
+    median_step: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "text/logs-verdict.txt")]
+struct LogsVerdict<'a> {
+    logs: &'a PairLogs,
+    /// Each failing row with what failed, in words.
+    failing: Vec<String>,
+}
+
+#[derive(Template)]
+#[template(path = "text/logs-errors.txt")]
+struct LogsErrors {
+    rows: Vec<String>,
+    negative: Vec<(String, i64)>,
+}
+
+#[derive(Template)]
+#[template(path = "text/logs-missing.txt")]
+struct LogsMissing {
+    /// The pairs' rows (`196/197`).
+    rows: Vec<String>,
+    /// Their organisations, each with its count of such pairs in words.
+    organizations: Vec<(String, String)>,
+}
+
+/// Every value of the story.
+pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let a = data.analysis;
+    let found = &a.split;
+    let lowest = a
+        .benchmarks
+        .first()
+        .and_then(|b| found.lowest.iter().find(|l| l.benchmark == b.benchmark));
+    let verdict = SplitVerdict::of(found.split.as_ref());
+    match lowest {
+        Some(l) => {
+            v.put(
+                "dek",
+                template(
+                    &Dek {
+                        lowest: l,
+                        split: verdict,
+                    },
+                    "text/dek.txt",
+                )?,
+            );
+            v.put("lowest_benchmark", l.benchmark.clone());
+            v.put("lowest_on", l.lowest_on.to_string());
+            v.put("lowest_systems", l.systems.to_string());
+            let test = found
+                .comparisons
+                .iter()
+                .filter(|c| c.first == l.benchmark || c.second == l.benchmark)
+                .max_by_key(|c| (c.systems, std::cmp::Reverse(c.first.clone())))
+                .map(|c| (c, p_value(c.p_value)));
+            v.put(
+                "lowest_verdict",
+                template(
+                    &LowestWords {
+                        lowest: l,
+                        gap: l.gap_pp.map(|g| g.map(points)),
+                        test,
+                    },
+                    "text/lowest.txt",
+                )?,
+            );
+            order(v, &found.comparisons, &l.benchmark)?;
+        }
+        None => {
+            for name in ["dek", "lowest_benchmark", "lowest_on", "lowest_systems"] {
+                v.missing(name, "no benchmark has pairs");
+            }
+        }
+    }
+    match &found.split {
+        Some(s) => split(v, s, verdict)?,
+        None => {
+            for name in ["split_verdict", "split_effect_sentence", "split_detail"] {
+                v.missing(
+                    name,
+                    "fewer than two systems ran two benchmarks or more, or the fit did not settle",
+                );
+            }
+        }
+    }
+    mechanism(v, data.logs)?;
+    logs(v, data)?;
+    other_system(v, data)?;
+    for h in &data.highlights.highlights {
+        match data
+            .logs
+            .pair(h.offline_id)
+            .and_then(|p| p.factors.as_ref())
+        {
+            Some(f) => v.put(format!("hl.{}.target_qps", h.id), f.target_qps.clone()),
+            None => v.missing(
+                format!("hl.{}.target_qps", h.id),
+                format!("{}'s pair has no pinned log with a target", h.label),
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// How the highlighted system outside the span group spreads against the span: `wider still`
+/// or `less widely`, when it has two highlights.
+fn other_system(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let others: Vec<_> = data
+        .highlights
+        .highlights
+        .iter()
+        .filter(|h| !h.in_span)
+        .filter_map(|h| Some((h, data.analysis.pair(h.offline_id)?)))
+        .collect();
+    let [(a, pa), (b, pb)] = others.as_slice() else {
+        v.missing(
+            "other_system_spread",
+            "the highlights outside the span group are not two pairs",
+        );
+        return Ok(());
+    };
+    if (&pa.submission.organization, &pa.submission.platform)
+        != (&pb.submission.organization, &pb.submission.platform)
+    {
+        v.missing(
+            "other_system_spread",
+            "the highlights outside the span group are of two systems",
+        );
+        return Ok(());
+    }
+    let spread = (a.ratio.0 - b.ratio.0).abs() * 100.0;
+    v.put(
+        "other_system_spread",
+        if spread > data.highlights.span_pp {
+            "wider still"
+        } else {
+            "less widely"
+        },
+    );
+    Ok(())
+}
+
+/// How firm the order of the other benchmarks is: their comparison on the most systems.
+fn order(v: &mut Values, comparisons: &[Comparison], lowest: &str) -> crate::Result<()> {
+    let Some(c) = comparisons
+        .iter()
+        .filter(|c| c.first != lowest && c.second != lowest && c.systems > 0)
+        .max_by_key(|c| c.systems)
+    else {
+        v.missing(
+            "order_sentence",
+            "no system ran two of the other benchmarks",
+        );
+        return Ok(());
+    };
+    let (higher, lower, on) = if c.first_higher >= c.second_higher {
+        (&c.first, &c.second, c.first_higher)
+    } else {
+        (&c.second, &c.first, c.second_higher)
+    };
+    v.put(
+        "order_sentence",
+        template(
+            &OrderWords {
+                higher,
+                lower,
+                on,
+                of: c.systems,
+                close: c.within_one_point,
+                p: p_value(c.p_value),
+                firm: c.p_value < SIGNIFICANCE,
+            },
+            "text/order.txt",
+        )?,
+    );
+    Ok(())
+}
+
+/// The split's verdict, what the lowest benchmark's effect is, and the figures for the method.
+fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> crate::Result<()> {
+    v.put("split_pairs", s.pairs.to_string());
+    v.put("split_systems", s.systems.to_string());
+    v.put(
+        "split_verdict",
+        template(
+            &SplitWords {
+                s,
+                verdict,
+                system: percent(s.system.adjusted_r_squared),
+                benchmark: percent(s.benchmark.adjusted_r_squared),
+                p: {
+                    let weaker = s
+                        .system_given_benchmark
+                        .p_value
+                        .max(s.benchmark_given_system.p_value);
+                    p_value(weaker).replace("p = ", "p ≤ ")
+                },
+            },
+            "text/split.txt",
+        )?,
+    );
+    // The effect furthest from the benchmarks' average, against the rest.
+    let furthest = s
+        .benchmark_effects_pp
+        .iter()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+    if let Some((name, effect)) = furthest {
+        let others = s
+            .benchmark_effects_pp
+            .iter()
+            .filter(|(n, _)| n != name)
+            .map(|(_, e)| e.abs())
+            .fold(0.0, f64::max);
+        v.put(
+            "split_effect_sentence",
+            template(
+                &SplitEffect {
+                    benchmark: name,
+                    effect: points(effect.abs()),
+                    below: *effect < 0.0,
+                    others: points(others),
+                },
+                "text/split-effect.txt",
+            )?,
+        );
+    }
+    v.put(
+        "split_detail",
+        template(&SplitDetail { s }, "text/split-detail.txt")?,
+    );
+    Ok(())
+}
+
+/// The ratio taken apart: the factors' medians, the load, the latency limits, the target's step.
+fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
+    v.put("with_factors", logs.with_factors.to_string());
+    let b = &logs.benchmarks;
+    let range = |get: fn(&BenchmarkFactors) -> f64| -> Option<[String; 2]> {
+        let lo = b.iter().map(get).reduce(f64::min)?;
+        let hi = b.iter().map(get).reduce(f64::max)?;
+        Some([percent(lo), percent(hi)])
+    };
+    let (Some(completion), Some(length)) =
+        (range(|f| f.median_completion), range(|f| f.median_length))
+    else {
+        for name in [
+            "factors_sentence",
+            "load_sentence",
+            "latency_sentence",
+            "target_step_sentence",
+        ] {
+            v.missing(name, "no pair has both logs");
+        }
+        return Ok(());
+    };
+    v.put(
+        "factors_sentence",
+        template(
+            &FactorsWords {
+                logs,
+                completion,
+                length,
+            },
+            "text/factors.txt",
+        )?,
+    );
+    let by_load =
+        |x: &&BenchmarkFactors, y: &&BenchmarkFactors| x.median_load.total_cmp(&y.median_load);
+    if let (Some(low), Some(high)) = (b.iter().min_by(by_load), b.iter().max_by(by_load)) {
+        v.put(
+            "load_sentence",
+            template(&LoadWords { low, high }, "text/load.txt")?,
+        );
+        v.put("load_low", percent(low.median_load));
+        v.put("load_low_benchmark", low.benchmark.clone());
+        let nearest = b
+            .iter()
+            .max_by(|x, y| x.median_tpot_share.total_cmp(&y.median_tpot_share))
+            .unwrap_or(low);
+        let others: Vec<f64> = b
+            .iter()
+            .filter(|x| x.benchmark != nearest.benchmark)
+            .map(|x| x.median_tpot_share)
+            .collect();
+        let others = [
+            percent(others.iter().copied().fold(f64::INFINITY, f64::min)),
+            percent(others.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+        ];
+        let limit = logs
+            .pairs
+            .iter()
+            .filter(|p| p.benchmark == nearest.benchmark)
+            .filter_map(|p| p.factors.as_ref().map(|f| f.tpot_limit_ms))
+            .next()
+            .map(|ms| {
+                format!(
+                    "{}{}ms",
+                    crate::base::number::grouped(ms, 0),
+                    crate::base::text::NBSP
+                )
+            });
+        v.put(
+            "latency_sentence",
+            template(
+                &LatencyWords {
+                    nearest,
+                    others,
+                    also_lowest_load: nearest.benchmark == low.benchmark,
+                    limit,
+                    near: logs.near_limit,
+                    near_tpot: b.iter().map(|x| x.near_tpot).sum(),
+                    pairs: logs.with_factors,
+                },
+                "text/latency.txt",
+            )?,
+        );
+    }
+    v.put(
+        "target_step_sentence",
+        template(
+            &TargetStep {
+                whole: logs.whole_targets,
+                pairs: logs.with_factors,
+                median_step: logs.median_unit_share_whole.map(percent),
+            },
+            "text/target-step.txt",
+        )?,
+    );
+    Ok(())
+}
+
+/// The checks of every paired row against its log: the verdict, the logs that count errors, and
+/// the pairs without logs.
+fn logs(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let logs = data.logs;
+    let failing = logs
+        .pairs
+        .iter()
+        .flat_map(|p| [&p.offline, &p.server])
+        .flatten()
+        .filter(|r| !r.passes())
+        .map(|r| {
+            let mut what = Vec::new();
+            if !r.scenario_agrees {
+                what.push("another scenario".to_string());
+            }
+            if !r.valid {
+                what.push("not VALID".to_string());
+            }
+            if !r.result_agrees {
+                what.push(format!(
+                    "a result of {} where the summary has {}",
+                    r.log_result, r.summary_result
+                ));
+            }
+            if r.limits_agree == Some(false) {
+                what.push("limits other than the checker's".to_string());
+            }
+            Ok(format!("row {} ({})", r.row, list_words(&what)?))
+        })
+        .collect::<crate::Result<Vec<_>>>()?;
+    v.put("logs_checked", logs.rows_checked.to_string());
+    v.put("logs_paired", logs.rows_paired.to_string());
+    v.put(
+        "logs_verdict",
+        template(&LogsVerdict { logs, failing }, "text/logs-verdict.txt")?,
+    );
+    let negative = logs
+        .pairs
+        .iter()
+        .flat_map(|p| [&p.offline, &p.server])
+        .flatten()
+        .filter_map(|r| {
+            r.min_first_token_ns
+                .filter(|n| *n < 0)
+                .map(|n| (r.row.to_string(), n))
+        })
+        .collect();
+    v.put(
+        "logs_errors_sentence",
+        template(
+            &LogsErrors {
+                rows: logs
+                    .rows_with_errors
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect(),
+                negative,
+            },
+            "text/logs-errors.txt",
+        )?,
+    );
+    let missing: Vec<&crate::analysis::Pair> = logs
+        .pairs_without_logs
+        .iter()
+        .filter_map(|id| data.analysis.pair(*id))
+        .collect();
+    let mut organizations: std::collections::BTreeMap<&str, usize> = Default::default();
+    for p in &missing {
+        *organizations.entry(&p.submission.organization).or_default() += 1;
+    }
+    let organizations = organizations
+        .into_iter()
+        .map(|(o, n)| Ok((o.to_string(), super::words::count_word(n)?)))
+        .collect::<crate::Result<Vec<_>>>()?;
+    let missing = LogsMissing {
+        rows: missing
+            .iter()
+            .map(|p| format!("{}/{}", p.offline_id, p.server_id))
+            .collect(),
+        organizations,
+    };
+    v.put(
+        "logs_missing_sentence",
+        template(&missing, "text/logs-missing.txt")?,
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p_values_are_printed_to_two_significant_digits_or_as_a_bound() {
+        assert_eq!(p_value(0.0000019), "p < 0.001");
+        assert_eq!(p_value(0.001), "p = 0.0010");
+        assert_eq!(p_value(0.00521), "p = 0.0052");
+        assert_eq!(p_value(0.2668), "p = 0.27");
+        assert_eq!(p_value(1.0), "p = 1.00");
+    }
+}

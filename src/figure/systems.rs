@@ -1,0 +1,310 @@
+//! Figure 3: the benchmark that keeps the least, system by system. One row per system that ran
+//! the lowest-median benchmark beside at least one other (each once), one mark per benchmark it
+//! ran; the lowest-median benchmark's mark is filled, each other benchmark has a shape of its
+//! own, and a line joins the filled mark to the lowest of the others. Rows are ordered by the
+//! filled mark. The wide drawing names each row; the narrow one, for phones, leaves the names to
+//! the data page's table so that every row stays one line.
+
+use askama::Template;
+
+use super::{coord, fit, render, ticks, title, Layout, Segment, Svg, Tick, Title};
+use crate::analysis::Analysis;
+use crate::base::error::Result;
+use crate::base::number::percent;
+
+/// A mark's shape, by the benchmark's place among the others.
+const SHAPES: usize = 4;
+
+/// The path of shape `k` (0 circle, 1 square, 2 triangle, 3 diamond) of radius `r` at (x, y).
+fn shape(k: usize, x: f64, y: f64, r: f64) -> String {
+    let (x, y) = (coord(x), coord(y));
+    match k % SHAPES {
+        0 => format!(
+            "M{} {y}a{r} {r} 0 1 0 {} 0a{r} {r} 0 1 0 {} 0z",
+            coord(x - r),
+            2.0 * r,
+            -2.0 * r
+        ),
+        1 => format!(
+            "M{} {}h{}v{}h{}z",
+            coord(x - r * 0.9),
+            coord(y - r * 0.9),
+            coord(1.8 * r),
+            coord(1.8 * r),
+            coord(-1.8 * r)
+        ),
+        2 => format!(
+            "M{x} {}l{} {}h{}z",
+            coord(y - r * 1.1),
+            coord(r * 1.1),
+            coord(r * 1.9),
+            coord(-2.2 * r)
+        ),
+        _ => format!("M{x} {}l{r} {r}-{r} {r}-{r}-{r}z", coord(y - r)),
+    }
+}
+
+/// One mark of figure 3.
+pub struct SystemMark {
+    pub d: String,
+    /// The lowest-median benchmark's mark (filled).
+    pub lowest: bool,
+}
+
+/// One row of figure 3.
+pub struct SystemRow {
+    pub label: String,
+    pub label_y: f64,
+    /// The system's name in full and its ratios, for the text description.
+    pub words: String,
+    /// The line from the filled mark to the lowest other mark, as path data.
+    pub gap_d: String,
+    /// The top of the shading of a highlighted row.
+    pub band_y: f64,
+    pub highlighted: bool,
+}
+
+/// One entry of the legend: the shape and its benchmark.
+pub struct ShapeKey {
+    pub d: String,
+    pub lowest: bool,
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+}
+
+#[derive(Template)]
+#[template(path = "figure-systems.svg")]
+pub struct SystemsFigure {
+    pub id: String,
+    pub class: &'static str,
+    pub title: Title,
+    pub narrow: bool,
+    pub width: f64,
+    pub height: f64,
+    pub subtitle_y: f64,
+    pub plot_x: f64,
+    pub plot_right: f64,
+    pub axis_y: f64,
+    pub benchmark: String,
+    pub grid: Vec<Segment>,
+    pub reference: Vec<Segment>,
+    pub ticks: Vec<Tick>,
+    pub rows: Vec<SystemRow>,
+    pub marks: Vec<SystemMark>,
+    pub keys: Vec<ShapeKey>,
+    pub note: Option<super::ClippedNote>,
+}
+
+#[derive(Template)]
+#[template(path = "text/title-systems.txt")]
+struct TitleWords<'a> {
+    benchmark: &'a str,
+    lowest_on: usize,
+    systems: usize,
+}
+
+/// The systems of figure 3: for each, its name, whether it is a highlighted system, and its
+/// ratio on each benchmark it ran, in the analysis's order of benchmarks.
+pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<SystemRatios> {
+    let order: Vec<&str> = analysis
+        .benchmarks
+        .iter()
+        .map(|b| b.benchmark.as_str())
+        .collect();
+    let mut by: std::collections::BTreeMap<(&str, &str), Vec<&crate::analysis::Pair>> =
+        Default::default();
+    for p in &analysis.pairs {
+        by.entry((&p.submission.organization, &p.submission.platform))
+            .or_default()
+            .push(p);
+    }
+    let mut out: Vec<SystemRatios> = by
+        .into_iter()
+        .filter_map(|((org, platform), ps)| {
+            let mut ratios: Vec<(usize, f64)> = Vec::new();
+            for (b, benchmark) in order.iter().enumerate() {
+                let of: Vec<f64> = ps
+                    .iter()
+                    .filter(|p| p.submission.benchmark == *benchmark)
+                    .map(|p| p.ratio.0)
+                    .collect();
+                match of.as_slice() {
+                    [] => {}
+                    [r] => ratios.push((b, *r)),
+                    _ => return None,
+                }
+            }
+            let ran_lowest = ratios.iter().any(|(b, _)| *b == 0);
+            (ran_lowest && ratios.len() >= 2).then(|| SystemRatios {
+                name: ps[0].submission.system_label(),
+                highlighted: highlighted.iter().any(|(o, p)| o == org && p == platform),
+                ratios,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        a.ratios[0]
+            .1
+            .total_cmp(&b.ratios[0].1)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out
+}
+
+/// A system of figure 3 and its ratios by benchmark (index in the analysis's order, ratio).
+pub struct SystemRatios {
+    pub name: String,
+    pub highlighted: bool,
+    pub ratios: Vec<(usize, f64)>,
+}
+
+/// Figure 3 in `layout`.
+pub fn systems(
+    analysis: &Analysis,
+    highlighted: &[(String, String)],
+    layout: Layout,
+) -> Result<Svg> {
+    let width = layout.width();
+    let narrow = layout == Layout::Narrow;
+    let systems = rows(analysis, highlighted);
+    let order: Vec<&str> = analysis
+        .benchmarks
+        .iter()
+        .map(|b| b.benchmark.as_str())
+        .collect();
+    let lowest = order.first().copied().unwrap_or_default();
+    // (left and right of the plot, first row, row height, mark radius)
+    let (plot_x, plot_right, top, row_height, r) = match layout {
+        Layout::Wide => (270.0, 730.0, 58.0, 21.0, 5.0),
+        Layout::Narrow => (22.0, 320.0, 60.0, 15.0, 4.2),
+    };
+    let all = systems
+        .iter()
+        .flat_map(|s| s.ratios.iter().map(|(_, v)| v * 100.0));
+    let lo = ((all.clone().fold(100.0, f64::min) / 10.0).floor() * 10.0).clamp(0.0, 90.0);
+    let hi =
+        ((all.fold(100.0, f64::max) / 10.0).ceil() * 10.0).clamp(110.0, super::AXIS_MAX_PERCENT);
+    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let mut rows = Vec::new();
+    let mut marks = Vec::new();
+    let mut spans = Vec::new();
+    let mut lowest_on = 0;
+    for (i, s) in systems.iter().enumerate() {
+        let y = top + row_height * (i as f64 + 0.5);
+        spans.push((y - row_height / 2.0, y + row_height / 2.0));
+        let own = s
+            .ratios
+            .iter()
+            .find(|(b, _)| *b == 0)
+            .map_or(0.0, |(_, v)| *v);
+        let next = s
+            .ratios
+            .iter()
+            .filter(|(b, _)| *b != 0)
+            .map(|(_, v)| *v)
+            .fold(f64::INFINITY, f64::min);
+        if own < next {
+            lowest_on += 1;
+        }
+        let words = s
+            .ratios
+            .iter()
+            .map(|(b, v)| format!("{} {}", order[*b], percent(*v)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        rows.push(SystemRow {
+            label: fit(&s.name, 34),
+            label_y: coord(y + 4.5),
+            words: format!("{}: {words}", s.name),
+            gap_d: format!(
+                "M{} {}H{}",
+                coord(x_of(own * 100.0)),
+                coord(y),
+                coord(x_of(next * 100.0))
+            ),
+            band_y: coord(y - 8.0),
+            highlighted: s.highlighted,
+        });
+        // The others first, the filled mark over them.
+        let mut row: Vec<&(usize, f64)> = s.ratios.iter().collect();
+        row.sort_by_key(|(b, _)| *b == 0);
+        for (b, v) in row {
+            marks.push(SystemMark {
+                d: if *b == 0 {
+                    shape(0, x_of(v * 100.0), y, r + 1.0)
+                } else {
+                    shape(b - 1, x_of(v * 100.0), y, r)
+                },
+                lowest: *b == 0,
+            });
+        }
+    }
+    let bottom_rows = top + row_height * systems.len() as f64;
+    let axis_y = coord(bottom_rows + 2.0);
+    let step = if narrow { 20.0 } else { 10.0 };
+    let ticks = ticks(lo, hi, 10.0, step, x_of);
+    // The legend: one key per benchmark, the filled one first.
+    let mut keys = Vec::new();
+    let (mut kx, mut ky) = (10.0, axis_y + 44.0);
+    for (b, name) in order.iter().enumerate() {
+        let d = if b == 0 {
+            shape(0, kx + 12.0, ky - 4.0, r + 1.0)
+        } else {
+            shape(b - 1, kx + 12.0, ky - 4.0, r)
+        };
+        keys.push(ShapeKey {
+            d,
+            lowest: b == 0,
+            label: name.to_string(),
+            x: coord(kx + 24.0),
+            y: coord(ky),
+        });
+        if narrow {
+            ky += 18.0;
+        } else {
+            kx += 40.0 + 8.0 * name.chars().count() as f64;
+        }
+    }
+    let bottom = if narrow { ky - 18.0 } else { ky };
+    let clipped = systems
+        .iter()
+        .flat_map(|s| &s.ratios)
+        .filter(|(_, v)| v * 100.0 > hi)
+        .count();
+    let note = super::clipped_note(clipped, bottom + 20.0);
+    let title_text = TitleWords {
+        benchmark: lowest,
+        lowest_on,
+        systems: systems.len(),
+    }
+    .render()
+    .map_err(|e| crate::base::error::Error::Template {
+        template: "text/title-systems.txt".into(),
+        message: format!("template failed: {e}"),
+    })?;
+    let spans = super::merged(spans);
+    render(
+        &SystemsFigure {
+            id: format!("fig3{}", layout.suffix()),
+            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
+            title: title(&title_text, layout, 48),
+            narrow,
+            width,
+            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+            subtitle_y: if narrow { 48.0 } else { 40.0 },
+            plot_x,
+            plot_right,
+            axis_y,
+            benchmark: lowest.to_string(),
+            grid: super::segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &spans),
+            reference: super::segments(&[coord(x_of(100.0))], &spans),
+            ticks,
+            rows,
+            marks,
+            keys,
+            note,
+        },
+        "figure 3",
+    )
+}
