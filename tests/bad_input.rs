@@ -687,6 +687,22 @@ fn make(case: &str, s: &Sandbox) -> String {
                 None => line,
             }
         }
+        "a sentence of 36 words in the narrative" => {
+            let p = s.root.join("content/article.md");
+            let text = std::fs::read_to_string(&p).unwrap();
+            // A paragraph of one sentence, after the key numbers: in the narrative.
+            let sentence = "This sentence was added to test the limit on how long a sentence in \
+                            the narrative may run, and it goes on with plain words until it holds \
+                            thirty-six words, which is now one too many.";
+            assert_eq!(sentence.split(' ').count(), 36);
+            let text = text.replacen(
+                "{{block:key-numbers}}\n",
+                &format!("{{{{block:key-numbers}}}}\n\n{sentence}\n"),
+                1,
+            );
+            std::fs::write(&p, text).unwrap();
+            s.refused(|s| s.build(&["--mirror", support::mirror().to_str().unwrap()]))
+        }
         "empty SHA256SUMS" | "a path leaving the folder" => {
             s.built(&s.build(&["--mirror", support::mirror().to_str().unwrap()]));
             let sums = s.out.join("SHA256SUMS");

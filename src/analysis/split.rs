@@ -45,6 +45,9 @@ pub struct FTest {
     pub df_factor: usize,
     pub df_residual: usize,
     pub p_value: f64,
+    /// The share of the variance the other factor leaves that this one explains: 1 − RSS of
+    /// both ÷ RSS of the other alone (partial η²).
+    pub partial_eta_squared: f64,
 }
 
 /// The split of the variance between system and benchmark.
@@ -242,6 +245,7 @@ fn fit(obs: &[(System, &str, f64)]) -> Option<Split> {
             f,
             df_factor,
             df_residual,
+            partial_eta_squared: 1.0 - rss_both / rss_without,
             p_value: f_upper_tail(f.max(0.0), df_factor as f64, df_residual as f64)
                 .unwrap_or(f64::NAN),
         }
@@ -396,6 +400,9 @@ mod tests {
         let exact = 1.0 - 2.0 / std::f64::consts::PI * 3f64.atan();
         assert!((t.p_value - exact).abs() < 1e-8);
         assert!((s.benchmark_given_system.f - 4.0).abs() < 1e-8);
+        // Partial η²: 1 − 1/10 for the system, 1 − 1/5 for the benchmark.
+        assert!((t.partial_eta_squared - 0.9).abs() < 1e-9);
+        assert!((s.benchmark_given_system.partial_eta_squared - 0.8).abs() < 1e-9);
         // Benchmark effects −1 and +1, in percentage points.
         assert_eq!(s.benchmark_effects_pp.len(), 2);
         assert_eq!(s.benchmark_effects_pp[0].0, "X");

@@ -742,8 +742,11 @@ mod tests {
             html.contains("<span data-value=\"m\" class=\"token\">llama2-70b-99.9</span>"),
             "{html}"
         );
+        // In a longer value, the hyphenated word alone is kept on one line.
         assert!(
-            html.contains("<span data-value=\"s\">a well-known"),
+            html.contains(
+                "<span data-value=\"s\">a <span class=\"token\">well-known</span> sentence</span>"
+            ),
             "{html}"
         );
         assert!(html.contains("<span data-value=\"n\">85.36"), "{html}");

@@ -84,17 +84,30 @@ struct LowestWords<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "text/systems-heading.txt")]
+struct SystemsHeading<'a> {
+    lowest: &'a Lowest,
+}
+
+#[derive(Template)]
 #[template(path = "text/order.txt")]
-struct OrderWords<'a> {
-    /// The comparison of two other benchmarks on the most systems: the one that keeps more
-    /// more often first.
-    higher: &'a str,
-    lower: &'a str,
+struct OrderWords {
+    /// Each comparison of two other benchmarks that ran on two systems or more: the one that
+    /// keeps more more often first.
+    items: Vec<OrderItem>,
+}
+
+/// One comparison of two other benchmarks, in words.
+struct OrderItem {
+    higher: String,
+    lower: String,
     on: usize,
     of: usize,
     close: usize,
-    p: String,
+    /// Significant at [`SIGNIFICANCE`].
     firm: bool,
+    /// The benchmark that keeps more on most systems has the lower median over all pairs.
+    against_medians: bool,
 }
 
 #[derive(Template)]
@@ -102,8 +115,6 @@ struct OrderWords<'a> {
 struct SplitWords<'a> {
     s: &'a Split,
     verdict: SplitVerdict,
-    system: String,
-    benchmark: String,
     /// The weaker of the two tests' p-values, as a bound (`p < 0.001`, `p ≤ 0.0046`).
     p: String,
 }
@@ -114,8 +125,8 @@ struct SplitEffect<'a> {
     benchmark: &'a str,
     effect: String,
     below: bool,
-    /// The largest effect of any other benchmark, in points.
-    others: String,
+    /// The highest benchmark and its effect, in points, when it is another.
+    highest: Option<(&'a str, String)>,
 }
 
 #[derive(Template)]
@@ -146,6 +157,22 @@ struct FactorsWords<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "text/shares.txt")]
+struct SharesWords {
+    /// Over all pairs: the load's, the completion's and the length's share of the gap.
+    all: [String; 3],
+    /// The benchmark whose gap owes most to the completion factor, and that share.
+    completion_most: Option<(String, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "text/tpot-limits.txt")]
+struct TpotLimits {
+    /// Each limit, in ms, with the benchmarks it applies to, lowest first.
+    limits: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Template)]
 #[template(path = "text/load.txt")]
 struct LoadWords<'a> {
     low: &'a BenchmarkFactors,
@@ -161,9 +188,10 @@ impl LoadWords<'_> {
 #[derive(Template)]
 #[template(path = "text/latency.txt")]
 struct LatencyWords<'a> {
-    /// The benchmark whose median p99 TPOT is nearest its limit, and the others' range.
+    /// The benchmark whose median p99 TPOT is nearest its limit, and the others' range (none
+    /// when it is the only one).
     nearest: &'a BenchmarkFactors,
-    others: [String; 2],
+    others: Option<[String; 2]>,
     /// Whether it is also the benchmark scheduled furthest below its Offline rate.
     also_lowest_load: bool,
     limit: Option<String>,
@@ -178,6 +206,12 @@ struct TargetStep {
     whole: usize,
     pairs: usize,
     median_step: Option<String>,
+}
+
+impl TargetStep {
+    fn fractional(&self) -> usize {
+        self.pairs - self.whole
+    }
 }
 
 #[derive(Template)]
@@ -231,7 +265,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             let test = found
                 .comparisons
                 .iter()
-                .filter(|c| c.first == l.benchmark || c.second == l.benchmark)
+                .filter(|c| (c.first == l.benchmark || c.second == l.benchmark) && c.systems > 0)
                 .max_by_key(|c| (c.systems, std::cmp::Reverse(c.first.clone())))
                 .map(|c| (c, p_value(c.p_value)));
             v.put(
@@ -245,7 +279,12 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                     "text/lowest.txt",
                 )?,
             );
-            order(v, &found.comparisons, &l.benchmark)?;
+            let medians: Vec<String> = a.benchmarks.iter().map(|b| b.benchmark.clone()).collect();
+            order(v, &found.comparisons, &l.benchmark, &medians)?;
+            v.put(
+                "systems_heading",
+                template(&SystemsHeading { lowest: l }, "text/systems-heading.txt")?,
+            );
         }
         None => {
             for name in ["dek", "lowest_benchmark", "lowest_on", "lowest_systems"] {
@@ -264,7 +303,27 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             }
         }
     }
+    v.put(
+        "over_100_sentence",
+        template(
+            &Over100 {
+                n: a.counts.over_100,
+            },
+            "text/over-100.txt",
+        )?,
+    );
+    v.put(
+        "interactive_pairs_sentence",
+        template(
+            &InteractivePairs {
+                n: a.interactive.pairs.len(),
+            },
+            "text/interactive-pairs.txt",
+        )?,
+    );
     mechanism(v, data.logs)?;
+    tpot_limits(v, data)?;
+    interactive_limits(v, data)?;
     logs(v, data)?;
     other_system(v, data)?;
     for h in &data.highlights.highlights {
@@ -273,18 +332,34 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             .pair(h.offline_id)
             .and_then(|p| p.factors.as_ref())
         {
-            Some(f) => v.put(format!("hl.{}.target_qps", h.id), f.target_qps.clone()),
-            None => v.missing(
-                format!("hl.{}.target_qps", h.id),
-                format!("{}'s pair has no pinned log with a target", h.label),
-            ),
+            Some(f) => {
+                v.put(format!("hl.{}.target_qps", h.id), f.target_qps.clone());
+                v.put(
+                    format!("hl.{}.scheduled", h.id),
+                    format!("{}", f.scheduled_samples_per_s),
+                );
+            }
+            None => {
+                for name in ["target_qps", "scheduled"] {
+                    v.missing(
+                        format!("hl.{}.{name}", h.id),
+                        format!("{}'s pair has no pinned log with a target", h.label),
+                    );
+                }
+            }
         }
     }
     Ok(())
 }
 
-/// How the highlighted system outside the span group spreads against the span: `wider still`
-/// or `less widely`, when it has two highlights.
+#[derive(Template)]
+#[template(path = "text/other-gap.txt")]
+struct OtherGap {
+    wider: bool,
+}
+
+/// How the gap of the highlighted system outside the span group compares with the span's, when
+/// it has two highlights.
 fn other_system(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
     let others: Vec<_> = data
         .highlights
@@ -295,7 +370,7 @@ fn other_system(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         .collect();
     let [(a, pa), (b, pb)] = others.as_slice() else {
         v.missing(
-            "other_system_spread",
+            "other_system_gap",
             "the highlights outside the span group are not two pairs",
         );
         return Ok(());
@@ -304,55 +379,56 @@ fn other_system(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
         != (&pb.submission.organization, &pb.submission.platform)
     {
         v.missing(
-            "other_system_spread",
+            "other_system_gap",
             "the highlights outside the span group are of two systems",
         );
         return Ok(());
     }
     let spread = (a.ratio.0 - b.ratio.0).abs() * 100.0;
     v.put(
-        "other_system_spread",
-        if spread > data.highlights.span_pp {
-            "wider still"
-        } else {
-            "less widely"
-        },
+        "other_system_gap",
+        template(
+            &OtherGap {
+                wider: spread > data.highlights.span_pp,
+            },
+            "text/other-gap.txt",
+        )?,
     );
     Ok(())
 }
 
-/// How firm the order of the other benchmarks is: their comparison on the most systems.
-fn order(v: &mut Values, comparisons: &[Comparison], lowest: &str) -> crate::Result<()> {
-    let Some(c) = comparisons
+/// How firm the order of the other benchmarks is: each of their comparisons, against the order
+/// of their medians (`medians`, lowest first).
+fn order(
+    v: &mut Values,
+    comparisons: &[Comparison],
+    lowest: &str,
+    medians: &[String],
+) -> crate::Result<()> {
+    let rank = |b: &str| medians.iter().position(|m| m == b);
+    let items: Vec<OrderItem> = comparisons
         .iter()
-        .filter(|c| c.first != lowest && c.second != lowest && c.systems > 0)
-        .max_by_key(|c| c.systems)
-    else {
-        v.missing(
-            "order_sentence",
-            "no system ran two of the other benchmarks",
-        );
-        return Ok(());
-    };
-    let (higher, lower, on) = if c.first_higher >= c.second_higher {
-        (&c.first, &c.second, c.first_higher)
-    } else {
-        (&c.second, &c.first, c.second_higher)
-    };
-    v.put(
-        "order_sentence",
-        template(
-            &OrderWords {
-                higher,
-                lower,
+        .filter(|c| c.first != lowest && c.second != lowest && c.systems >= 2)
+        .map(|c| {
+            let (higher, lower, on) = if c.first_higher >= c.second_higher {
+                (&c.first, &c.second, c.first_higher)
+            } else {
+                (&c.second, &c.first, c.second_higher)
+            };
+            OrderItem {
+                higher: higher.clone(),
+                lower: lower.clone(),
                 on,
                 of: c.systems,
                 close: c.within_one_point,
-                p: p_value(c.p_value),
                 firm: c.p_value < SIGNIFICANCE,
-            },
-            "text/order.txt",
-        )?,
+                against_medians: rank(higher) < rank(lower),
+            }
+        })
+        .collect();
+    v.put(
+        "order_sentence",
+        template(&OrderWords { items }, "text/order.txt")?,
     );
     Ok(())
 }
@@ -367,8 +443,6 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> crate::Result<()> 
             &SplitWords {
                 s,
                 verdict,
-                system: percent(s.system.adjusted_r_squared),
-                benchmark: percent(s.benchmark.adjusted_r_squared),
                 p: {
                     let weaker = s
                         .system_given_benchmark
@@ -380,18 +454,16 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> crate::Result<()> 
             "text/split.txt",
         )?,
     );
-    // The effect furthest from the benchmarks' average, against the rest.
+    // The effect furthest from the benchmarks' average, and the highest.
     let furthest = s
         .benchmark_effects_pp
         .iter()
         .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+    let highest = s
+        .benchmark_effects_pp
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1));
     if let Some((name, effect)) = furthest {
-        let others = s
-            .benchmark_effects_pp
-            .iter()
-            .filter(|(n, _)| n != name)
-            .map(|(_, e)| e.abs())
-            .fold(0.0, f64::max);
         v.put(
             "split_effect_sentence",
             template(
@@ -399,7 +471,9 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> crate::Result<()> 
                     benchmark: name,
                     effect: points(effect.abs()),
                     below: *effect < 0.0,
-                    others: points(others),
+                    highest: highest
+                        .filter(|(h, e)| h != name && *e > 0.0)
+                        .map(|(h, e)| (h.as_str(), points(*e))),
                 },
                 "text/split-effect.txt",
             )?,
@@ -424,13 +498,18 @@ fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
     let (Some(completion), Some(length)) =
         (range(|f| f.median_completion), range(|f| f.median_length))
     else {
-        for name in [
+        // No pair has both logs: the factors sentence says so, and the others say nothing.
+        v.put(
             "factors_sentence",
+            template(&NoFactors, "text/no-factors.txt")?,
+        );
+        for name in [
+            "shares_sentence",
             "load_sentence",
             "latency_sentence",
             "target_step_sentence",
         ] {
-            v.missing(name, "no pair has both logs");
+            v.put(name, "");
         }
         return Ok(());
     };
@@ -463,10 +542,12 @@ fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
             .filter(|x| x.benchmark != nearest.benchmark)
             .map(|x| x.median_tpot_share)
             .collect();
-        let others = [
-            percent(others.iter().copied().fold(f64::INFINITY, f64::min)),
-            percent(others.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
-        ];
+        let others = (!others.is_empty()).then(|| {
+            [
+                percent(others.iter().copied().fold(f64::INFINITY, f64::min)),
+                percent(others.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+            ]
+        });
         let limit = logs
             .pairs
             .iter()
@@ -506,6 +587,146 @@ fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
             },
             "text/target-step.txt",
         )?,
+    );
+    match logs.log_shares {
+        Some(all) => {
+            let completion_most = b
+                .iter()
+                .filter_map(|f| Some((f, f.log_shares?[1])))
+                .max_by(|x, y| x.1.total_cmp(&y.1))
+                .map(|(f, share)| (f.benchmark.clone(), percent(share)));
+            v.put(
+                "shares_sentence",
+                template(
+                    &SharesWords {
+                        all: all.map(percent),
+                        completion_most,
+                    },
+                    "text/shares.txt",
+                )?,
+            );
+        }
+        None => v.put("shares_sentence", ""),
+    }
+    Ok(())
+}
+
+#[derive(Template)]
+#[template(path = "text/no-factors.txt")]
+struct NoFactors;
+
+#[derive(Template)]
+#[template(path = "text/over-100.txt")]
+struct Over100 {
+    n: usize,
+}
+
+#[derive(Template)]
+#[template(path = "text/interactive-pairs.txt")]
+struct InteractivePairs {
+    n: usize,
+}
+
+#[derive(Template)]
+#[template(path = "text/interactive-heading.txt")]
+struct InteractiveHeading {
+    wider: bool,
+}
+
+#[derive(Template)]
+#[template(path = "text/interactive-limits.txt")]
+struct InteractiveLimits {
+    /// Each set of benchmarks with its TPOT limit under Server and under Interactive, in ms.
+    limits: Vec<(Vec<String>, String, String)>,
+    /// The Interactive medians lie further apart than the Server medians of the same
+    /// submissions.
+    wider: bool,
+}
+
+/// How much the Interactive limits tighten the TPOT limit of each benchmark with Interactive
+/// pairs, and the heading of the Interactive section.
+fn interactive_limits(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let ms = |ns: u64| {
+        format!(
+            "{}{}ms",
+            crate::base::number::grouped(ns as f64 / 1e6, 0),
+            crate::base::text::NBSP
+        )
+    };
+    let i = &data.analysis.interactive;
+    // Benchmarks whose limits fall alike are named together.
+    let mut grouped: Vec<((u64, u64), Vec<String>)> = Vec::new();
+    for b in &i.benchmarks {
+        let Some(m) = data.facts.models.get(&b.benchmark) else {
+            continue;
+        };
+        let key = (
+            m.server_latency_limits.tpot_ns,
+            m.interactive_latency_limits.tpot_ns,
+        );
+        match grouped.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, bs)) => bs.push(b.benchmark.clone()),
+            None => grouped.push((key, vec![b.benchmark.clone()])),
+        }
+    }
+    let limits = grouped
+        .into_iter()
+        .map(|((server, interactive), bs)| (bs, ms(server), ms(interactive)))
+        .collect();
+    let spread = |stats: &[crate::analysis::BenchmarkStats]| {
+        let lo = stats
+            .iter()
+            .map(|b| b.median.0)
+            .fold(f64::INFINITY, f64::min);
+        let hi = stats
+            .iter()
+            .map(|b| b.median.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        hi - lo
+    };
+    let wider = spread(&i.server_alongside.interactive) > spread(&i.server_alongside.benchmarks);
+    let words = InteractiveLimits { limits, wider };
+    v.put(
+        "interactive_limits_sentence",
+        template(&words, "text/interactive-limits.txt")?,
+    );
+    v.put(
+        "interactive_heading",
+        template(
+            &InteractiveHeading { wider: words.wider },
+            "text/interactive-heading.txt",
+        )?,
+    );
+    Ok(())
+}
+
+/// The Server TPOT limits of the benchmarks with pairs, each with its benchmarks.
+fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let mut limits: std::collections::BTreeMap<u64, Vec<String>> = Default::default();
+    for b in &data.analysis.benchmarks {
+        if let Some(m) = data.facts.models.get(&b.benchmark) {
+            limits
+                .entry(m.server_latency_limits.tpot_ns)
+                .or_default()
+                .push(b.benchmark.clone());
+        }
+    }
+    let limits = limits
+        .into_iter()
+        .map(|(ns, bs)| {
+            (
+                format!(
+                    "{}{}ms",
+                    crate::base::number::grouped(ns as f64 / 1e6, 0),
+                    crate::base::text::NBSP
+                ),
+                bs,
+            )
+        })
+        .collect();
+    v.put(
+        "tpot_limits_sentence",
+        template(&TpotLimits { limits }, "text/tpot-limits.txt")?,
     );
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! How readable prose is: its sentences, their lengths in words, and the Flesch-Kincaid grade.
 //!
 //! A sentence ends at `.`, `?` or `!` (a closing quote or bracket may follow) when white space
-//! and then an upper-case letter, a digit, an opening quote or the end of the text follow, and
-//! the word before it is not an abbreviation such as `e.g.`, `i.e.`, `et al.` or `vs.`. So a
+//! and then a letter of either case (a model's name starts a sentence in lower case), a digit,
+//! an opening quote or the end of the text follow, and the word before it is not an
+//! abbreviation such as `e.g.`, `i.e.`, `et al.` or `vs.`. So a
 //! decimal point (`85.36`), a version (`v6.1`) or a file name (`pairs.csv`) ends nothing. A word
 //! is a run of characters between white space that holds a letter or a digit; a no-break space
 //! joins a number to its unit (`85.36 %` is one word), and a symbol standing alone (`×`, `%`,
@@ -46,7 +47,8 @@ pub fn sentences(text: &str) -> Vec<&str> {
             let spaced = next > end || next == chars.len();
             let opens = next == chars.len() || {
                 let n = chars[next].1;
-                n.is_uppercase() || n.is_ascii_digit() || matches!(n, '"' | '“' | '‘' | '(' | '`')
+                // A model's name starts a sentence in lower case (`deepseek-r1 keeps …`).
+                n.is_alphanumeric() || matches!(n, '"' | '“' | '‘' | '(' | '`')
             };
             let before = text[start..at]
                 .rsplit(separates)
@@ -163,9 +165,14 @@ mod tests {
         );
         // An abbreviation before a capital ends nothing; a lone symbol is no sentence.
         assert_eq!(
-            sentences("Reddi et al. Wrote it. ×"),
+            sentences("Reddi et al. Wrote it."),
             ["Reddi et al. Wrote it."]
         );
+        assert_eq!(
+            sentences("It runs, e.g. fast. llama2-70b-99.9 keeps more."),
+            ["It runs, e.g. fast.", "llama2-70b-99.9 keeps more."]
+        );
+        assert_eq!(sentences("× ÷"), Vec::<&str>::new());
     }
 
     #[test]

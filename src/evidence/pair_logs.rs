@@ -139,6 +139,22 @@ pub struct BenchmarkFactors {
     /// The median ratio of the pairs within 5 % of a limit, and of the others.
     pub median_ratio_near: Option<f64>,
     pub median_ratio_other: Option<f64>,
+    /// How the benchmark's gap splits between the factors, in logarithms: the sum over its
+    /// pairs of ln(load), ln(completion) and ln(length), each over the sum of ln(product).
+    pub log_shares: Option<[f64; 3]>,
+}
+
+/// The shares of ln(load), ln(completion) and ln(length) in the sum of ln(product) over
+/// `factors`; `None` when that sum is zero (no gap to split).
+pub fn log_shares<'a>(factors: impl IntoIterator<Item = &'a Factors>) -> Option<[f64; 3]> {
+    let mut sums = [0.0f64; 3];
+    for f in factors {
+        sums[0] += f.load.ln();
+        sums[1] += f.completion.ln();
+        sums[2] += f.length.ln();
+    }
+    let total: f64 = sums.iter().sum();
+    (total != 0.0 && total.is_finite()).then(|| sums.map(|s| s / total))
 }
 
 /// Every pair's logs, and what they show.
@@ -172,6 +188,8 @@ pub struct PairLogs {
     pub with_factors: usize,
     pub median_ratio_near: Option<f64>,
     pub median_ratio_other: Option<f64>,
+    /// Over all pairs with factors, as [`BenchmarkFactors::log_shares`].
+    pub log_shares: Option<[f64; 3]>,
 }
 
 impl PairLogs {
@@ -403,6 +421,7 @@ fn summarise(pairs: Vec<PairLog>, benchmarks: &[String]) -> PairLogs {
                 near_tpot: count("TPOT"),
                 median_ratio_near,
                 median_ratio_other,
+                log_shares: log_shares(ps.iter().map(|(_, f)| *f)),
             })
         })
         .collect();
@@ -432,6 +451,7 @@ fn summarise(pairs: Vec<PairLog>, benchmarks: &[String]) -> PairLogs {
         with_factors: with.len(),
         median_ratio_near,
         median_ratio_other,
+        log_shares: log_shares(with.iter().map(|(_, f)| *f)),
         pairs,
     }
 }

@@ -23,7 +23,7 @@ const OUTPUT: &str = crate::base::layout::OutputFile::Card.path();
 pub const WIDTH: u32 = 1200;
 pub const HEIGHT: u32 = 630;
 
-/// Colours of the light scheme of the figures (`templates/svg-style.svg`).
+/// Colours of the light scheme of the figures (`templates/svg-rules.css`).
 const BACKGROUND: Rgb = Rgb(0xff, 0xff, 0xff);
 const TEXT: Rgb = Rgb(0x1f, 0x23, 0x28);
 const MUTED: Rgb = Rgb(0x57, 0x60, 0x6a);

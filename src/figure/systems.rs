@@ -138,6 +138,7 @@ pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<System
             let ran_lowest = ratios.iter().any(|(b, _)| *b == 0);
             (ran_lowest && ratios.len() >= 2).then(|| SystemRatios {
                 name: ps[0].submission.system_label(),
+                label: format!("{org} · {}", ps[0].submission.system_name),
                 highlighted: highlighted.iter().any(|(o, p)| o == org && p == platform),
                 ratios,
             })
@@ -155,6 +156,8 @@ pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<System
 /// A system of figure 3 and its ratios by benchmark (index in the analysis's order, ratio).
 pub struct SystemRatios {
     pub name: String,
+    /// The organisation first, then the system's name: what the drawing's row shows, cut to fit.
+    pub label: String,
     pub highlighted: bool,
     pub ratios: Vec<(usize, f64)>,
 }
@@ -214,7 +217,7 @@ pub fn systems(
             .collect::<Vec<_>>()
             .join(", ");
         rows.push(SystemRow {
-            label: fit(&s.name, 34),
+            label: fit(&s.label, 34),
             label_y: coord(y + 4.5),
             words: format!("{}: {words}", s.name),
             gap_d: format!(

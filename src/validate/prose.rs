@@ -46,9 +46,9 @@ fn has_class(attrs: &[(QualName, html5ever::tendril::StrTendril)], class: &str) 
         .is_some_and(|(_, v)| v.split_ascii_whitespace().any(|c| c == class))
 }
 
-/// Whether `node` lies in a part of the page that is not prose.
+/// Whether `node` is or lies in a part of the page that is not prose.
 fn outside_prose(dom: &Dom, node: usize) -> bool {
-    let mut at = dom.nodes[node].parent;
+    let mut at = Some(node);
     while let Some(n) = at {
         if let Some((name, attrs)) = element(dom, n) {
             let local = &*name.local;

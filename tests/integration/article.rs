@@ -56,46 +56,35 @@ fn prose_numbers_follow_a_hand_made_results_set() {
     // 3920/4000, 5100/5000, 400/1000 (CPU-only), 1920/2000, 700/1000, 800/1000, 750/1000,
     // 3800/5000, and the Interactive run 3500/5000.
     for expected in [
-        "one NVIDIA DGX B300 keeps 85.00 % of its Offline throughput under the Server scenario's latency limits on deepseek-r1, and 98.00 % on llama2-70b-99.9.",
-        "The same system keeps 95.00 % on gpt-oss-120b: its three workloads span 13.00 percentage points.",
-        // The other organisation's system orders the three 70 < 75 < 80: deepseek-r1 lowest too;
-        // its accelerator is "Fake GPU 270GB", so the maker they share is "Fake".
-        "On the one other system that ran the three benchmarks, on Fake accelerators, deepseek-r1 also keeps the smallest share, though not the whole order",
-        // Every group of one benchmark and hardware spreads wider than 13 points: 23, 22, 15. The
-        // widest, llama2-70b-99.9 (98 % and 75 %), holds the B300's own pair.
-        "yet submissions differ by more than that on one benchmark and hardware in every one of the 3 groups, by up to 23.00 points (llama2-70b-99.9 on one node of 8 × Fake GPU 270GB, 2 pairs from two organisations, the highlighted system's own pair among them)",
-        "Their accelerators, as the summary names them, are Fake GPU 270GB.",
-        // Only the llama2-70b-99.9 group holds two pairs; deepseek-r1's and gpt-oss-120b's three.
-        "Take these spreads as a rough gauge: 1 of the groups hold only two pairs",
-        "Accelerator names are compared as the summary writes them.",
-        "The summary lists 25 result rows (24 in the closed division, 1 in the open division), 1 of them Interactive runs",
-        "The inferred filter after it removes no rows",
-        "That leaves 21 rows",
-        "all 27 fields other than",
-        "The llama3.1-8b pairs carry two labels: llama3.1-8b (1 pair) and llama3_1-8b (1 pair)",
-        // Row 10's results folder (closed, Acme, 2xFake, llama2-70b-99.9) holds no other row.
-        "The rule yields 10 complete pairs. Exactly one eligible row stays unmatched. Row 10 is the Offline row of Acme’s “Acme Box” on llama2-70b-99.9: no Server row has the same 27 key fields, and the summary holds no Server row of this system and model at all.",
-        // The Interactive pair's submission (rows 6/7/12) has a Server pair, 102 %, the only one
-        // beside an Interactive pair; its one accelerator carries the lowest (and only) median.
-        "on the 1 of these submissions that also ran Server, they lie 0.00 points apart under the Interactive limits and 0.00 under Server. The median of gpt-oss-120b, 70.00 %, rests on a single pair: 1 on Fake GPU 270GB from NVIDIA (70.00 %).",
-        "In 1 of 10 pairs",
-        "from 40.00 % to 102.00 %",
-        // Medians: llama3.1-8b 68 %, deepseek-r1 76 %, llama2-70b-99.9 86.5 %, gpt-oss-120b 95 %.
-        "the median ratio runs from 68.00 % for llama3.1-8b to 95.00 % for gpt-oss-120b",
-        // Every fixture system has one node.
-        "0 of the 2 llama3.1-8b pairs come from systems of several nodes, against 0 of the 3 gpt-oss-120b pairs; on one node the two medians lie 27.00 points apart instead of 27.00.",
-        "On deepseek-r1 the system gives up 15.00 % of its Offline rate (Server 850 against Offline 1,000 tokens/s, rows 1 and 0)",
-        // The hand-made logs: deepseek-r1's TPOT 70 ms of 80, llama2-70b-99.9's 150 ms of 200.
-        "a p99 TPOT of 70 ms against 80 ms, where the llama2-70b-99.9 run has 150 ms against 200 ms",
-        "76.00 % on deepseek-r1 against 102.00 % on gpt-oss-120b (rows 7 and 6)",
-        "Its Interactive run of gpt-oss-120b, under the tighter limits, keeps 70.00 % (row 12)",
-        "keep 1 Interactive runs, and 1 of 1 of them carry inferred = 1",
-        "only 1 of the 11 Offline rows in scope have an Interactive run",
-        "Of the 1 other systems (an organisation's results folder) that ran deepseek-r1, gpt-oss-120b and llama2-70b-99.9 once each, 0 order them as the NVIDIA DGX B300 does, and on 1 of them deepseek-r1 keeps the smallest share",
-        "form 3 groups (CPU-only systems, which share no accelerator, are left out). Within a group the ratio spreads by 22.00 percentage points at the median, and by up to 23.00 (llama2-70b-99.9 on one node of 8 × Fake GPU 270GB, 2 pairs from two organisations); 0 of the 3 groups spread less than the 13.00 points",
+        // Medians: llama3.1-8b 68 % (40, 96), deepseek-r1 76 % (85, 70, 76), llama2-70b-99.9
+        // 86.5 % (98, 75), gpt-oss-120b 95 % (95, 102, 80). The lowest, llama3.1-8b, ran beside
+        // no other benchmark on one system: Acme's CPU box and Beta's llama system run it alone.
+        "llama3.1-8b keeps the least of its Offline throughput under Server limits at the median; no system ran it beside another benchmark.",
+        "No system ran llama3.1-8b beside another benchmark, so its place cannot be compared system by system.",
+        // The B300's three: 85, 95, 98: a span of 13 points. The GB200's two, 76 and 102, lie 26
+        // apart: wider.
+        "It kept 98.00 % of its Offline throughput on llama2-70b-99.9 and 95.00 % on gpt-oss-120b. On deepseek-r1 it kept 85.00 %. That is a spread of 13.00 percentage points within one system's results.",
+        "The NVIDIA GB200 NVL72 shows a wider gap: 76.00 % on deepseek-r1 against 102.00 % on gpt-oss-120b. Its gpt-oss-120b Server run reports 2.00 % more than its Offline run.",
+        "Across 10 pairs the ratio runs from 40.00 % to 102.00 %. By benchmark, the median runs from 68.00 % for llama3.1-8b to 95.00 % for gpt-oss-120b. In one pair, the Server run reports more than the Offline run.",
         "One pair comes from a system without accelerators, all on llama3.1-8b; they include the lowest ratio of all, 40.00 %. Without them the llama3.1-8b median is 96.00 % rather than 68.00 %",
         "By median the benchmarks then run deepseek-r1, llama2-70b-99.9, gpt-oss-120b and llama3.1-8b, lowest first, instead of llama3.1-8b, deepseek-r1, llama2-70b-99.9 and gpt-oss-120b",
-        "By these figures deepseek-r1 keeps the least of its Offline rate on every system that ran the three. That system runs on Fake accelerators, so the figures cannot show whether the same holds on other hardware.",
+        // The other three, system by system: llama2-70b-99.9 above deepseek-r1 on the B300 (98,
+        // 85) and Beta's (75, 70); gpt-oss-120b above deepseek-r1 on all three systems; llama2 and
+        // gpt-oss one each (B300 98 > 95, Beta 75 < 80), the first named first on a tie.
+        "The order of the other benchmarks is less firm. llama2-70b-99.9 keeps more than deepseek-r1 on 2 of 2 systems, too few to tell from chance. gpt-oss-120b keeps more than deepseek-r1 on 3 of 3 systems, too few to tell from chance. llama2-70b-99.9 keeps more than gpt-oss-120b on 1 of 2 systems, though its median is lower, too few to tell from chance.",
+        // The additive fit of those 8 pairs of 3 systems, solved by hand through the normal
+        // equations: benchmark effects −9, +6.33 and +2.67 points; F(2, 3) = 7.38 and 5.26, whose
+        // tails (1 + 2F/3)^(−3/2) are 0.07 and 0.11: neither significant at 1 %.
+        "A least-squares fit on 8 pairs of 3 systems splits each ratio into a system part and a benchmark part. Neither part is significant given the other. With the system held fixed, deepseek-r1 sits 9.00 points below the benchmarks' average. gpt-oss-120b sits highest, 6.33 points above.",
+        // Every group of one benchmark and hardware: 23, 22 and 15 points.
+        "In 3 such groups the ratio spreads by 22.00 points at the median.",
+        // The checker's facts: TPOT 80 ms (deepseek-r1, gpt-oss-120b), 100, 200; Interactive 15.
+        "The limits themselves differ by benchmark: the TPOT limit is 80 ms for deepseek-r1 and gpt-oss-120b, 100 ms for llama3.1-8b and 200 ms for llama2-70b-99.9.",
+        "One such run pairs with an Offline run of its system.",
+        "The Interactive limits are tighter. Their TPOT limit falls from 80 ms to 15 ms for gpt-oss-120b.",
+        "The summary lists 25 result rows: 24 in the closed division and 1 in the open division.",
+        "The rule yields 10 complete pairs. Exactly one eligible row stays unmatched. Row 10 is the Offline row of Acme’s “Acme Box” on llama2-70b-99.9. No Server row has the same 27 key fields. The summary holds no Server row of this system and model at all.",
+        "The llama3.1-8b pairs carry two labels: llama3.1-8b (1 pair) and llama3_1-8b (1 pair)",
     ] {
         assert!(page.contains(expected), "missing {expected:?} in:\n{page}");
     }
@@ -119,9 +108,11 @@ fn prose_numbers_follow_a_hand_made_results_set() {
             "{real} appears in an article built from the fixture"
         );
     }
-    // The one hand-made log: VALID, 850.0 ≈ 850.0, TTFT 1500 ms < 2000 ms, TPOT 70 ms < 80 ms.
-    assert!(page.contains("✓ 1500 ms < 2000 ms"), "{page}");
-    assert!(page.contains("✓ 70 ms < 80 ms"), "{page}");
+    // The one hand-made log: VALID, 850.0 ≈ 850.0, TTFT 1500 ms < 2000 ms, TPOT 70 ms < 80 ms,
+    // in the data page's table of checks.
+    let data = visible(&text(&d, "data.html"));
+    assert!(data.contains("✓ 1500 ms < 2000 ms"), "{data}");
+    assert!(data.contains("✓ 70 ms < 80 ms"), "{data}");
 }
 
 #[test]
@@ -139,8 +130,14 @@ fn hostile_names_are_escaped_in_html_and_svg() {
         scenario_ratios::validate::page_problems(&html),
         Vec::<String>::new()
     );
-    // The reader sees the names as text, in the pairs table and in the figure's mark titles.
-    let page = visible(&html);
+    // The reader sees the names as text, in the data page's table of pairs.
+    let data = text(&d, "data.html");
+    assert_eq!(
+        scenario_ratios::validate::page_problems(&data),
+        Vec::<String>::new()
+    );
+    assert!(!data.contains("<script>alert(1)</script>"));
+    let page = visible(&data);
     assert!(
         page.contains("<script>alert(1)</script>"),
         "name shown as text"
@@ -149,13 +146,10 @@ fn hostile_names_are_escaped_in_html_and_svg() {
         page.contains("\"><img src=x onerror=alert(2)> & Co"),
         "name shown as text"
     );
-    let svg = text(&d, "ratios-by-model.svg");
-    assert!(!svg.contains("<script"));
-    // The system's name, then its organisation, which the name does not carry.
-    assert!(
-        visible(&svg).contains("\"><img src=x onerror=alert(2)> & Co (<script>alert(1)</script>)")
-    );
-    assert!(!svg.contains("<img"));
+    for name in ["scenario-ratios.svg", "ratios-by-model.svg"] {
+        let svg = text(&d, name);
+        assert!(!svg.contains("<script") && !svg.contains("<img"), "{name}");
+    }
     // Both SVGs stay well-formed XML with the hostile text inside.
     for name in ["scenario-ratios.svg", "ratios-by-model.svg"] {
         let source = text(&d, name);
@@ -194,9 +188,9 @@ fn the_page_is_self_contained() {
     assert!(html.contains("prefers-color-scheme:dark"));
     assert!(html.contains("@media print"));
     assert!(html.contains("name=\"viewport\""));
-    // Each figure twice: the wide drawing and the narrow one for phones.
-    assert_eq!(html.matches("role=\"img\"").count(), 4);
-    assert_eq!(html.matches("class=\"fig fig-narrow\"").count(), 2);
+    // Each of the four figures twice: the wide drawing and the narrow one for phones.
+    assert_eq!(html.matches("role=\"img\"").count(), 8);
+    assert_eq!(html.matches("class=\"fig fig-narrow\"").count(), 4);
 }
 
 #[test]
@@ -326,6 +320,12 @@ fn the_downloads_table_links_every_published_file_with_the_bytes_written() {
             format!("{link}>")
         };
         assert_eq!(tag, want, "{}", f.path());
+        if *f == OutputFile::DataPage {
+            // Rendered with the page, so the page cannot print its bytes.
+            let row = &html[at..at + html[at..].find("</tr>").unwrap()];
+            assert!(row.contains("made with this page"), "{row}");
+            continue;
+        }
         if let Some(bytes) = d.get(f.path()) {
             // The size and SHA-256 printed are those of the bytes written (sha256sum-compatible).
             let row = html[at..at + html[at..].find("</tr>").unwrap()].replace("<wbr>", "");
@@ -360,7 +360,7 @@ fn the_ordering_sentence_follows_the_data() {
     // gpt-oss-120b 95 % (95, 102, 80): the medians order gpt-oss-120b last, the system orders it
     // second. Every accelerated pair is on the B300's hardware (8 × Fake GPU 270GB, one node),
     // so the same medians, of 8 pairs, hold there.
-    let page = visible(&text(&build("base"), "article.html"));
+    let page = visible(&text(&build("base"), "data.html"));
     assert!(
         page.contains("On the highlighted system the three workloads do not order as their benchmarks' medians do over all pairs: by this system's ratio they run deepseek-r1, gpt-oss-120b, llama2-70b-99.9 (lowest first), by median deepseek-r1, llama2-70b-99.9, gpt-oss-120b. On its own hardware (8 × Fake GPU 270GB on one node: 8 pairs of these three benchmarks, its own among them) the medians run deepseek-r1 76.00 %, llama2-70b-99.9 86.50 % and gpt-oss-120b 95.00 % (lowest first): deepseek-r1 stays lowest, but the others take another order."),
         "{page}"
@@ -493,8 +493,9 @@ fn figure_1_describes_each_bar_by_its_system_and_model() {
     }
 }
 
-/// The page built from the real pinned inputs (read from the mirror), in memory.
-fn real_page() -> String {
+/// The sentences of both published pages, the article's first, each sentence once (the footer
+/// stands on both).
+fn real_sentences() -> Vec<Sentence> {
     use scenario_ratios::inputs::{self, AcquireOptions};
     let project = support::project();
     let tmp = tempfile::tempdir().unwrap();
@@ -507,7 +508,16 @@ fn real_page() -> String {
     };
     let inputs = inputs::acquire(project.manifest.clone(), &opts).unwrap();
     let computed = pipeline::compute(project, &inputs).unwrap();
-    text(&pipeline::render(&computed).unwrap(), "article.html")
+    let dist = pipeline::render(&computed).unwrap();
+    let mut out: Vec<Sentence> = Vec::new();
+    for page in ["article.html", "data.html"] {
+        for s in sentences(&text(&dist, page)) {
+            if !out.iter().any(|o| o.text == s.text) {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 /// One sentence of the page as a reader sees it, with what it carries: a rendered value
@@ -701,7 +711,7 @@ fn doc_row(class: &str, sentence: &str) -> String {
 /// rendered value computed); and the document lists no sentence the page no longer has.
 #[test]
 fn every_sentence_of_the_page_is_classified_in_docs_claims_md() {
-    let page = sentences(&real_page());
+    let page = real_sentences();
     let doc = classified();
     let mut problems = Vec::new();
     let mut missing = 0;
@@ -886,10 +896,10 @@ fn decode_png(png: &[u8]) -> (usize, usize, Vec<Vec<[u8; 3]>>) {
     (width, height, pixels)
 }
 
-/// The light fill of an SVG class in `templates/svg-style.svg`, as RGB.
+/// The light fill of an SVG class in `templates/svg-rules.css`, as RGB.
 fn svg_fill(class: &str) -> [u8; 3] {
     let style = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/svg-style.svg"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/svg-rules.css"),
     )
     .unwrap();
     let rule = format!(".{class}{{fill:#");
@@ -993,10 +1003,45 @@ fn figure_2_keeps_highlights_whole_and_marks_inside_their_bands() {
         .split("<svg")
         .skip(1)
         .map(|s| format!("<svg{}", &s[..s.find("</svg>").unwrap() + "</svg>".len()]))
-        .filter(|s| s.contains("class=\"sr-median\""))
+        .filter(|s| s.contains("aria-labelledby=\"fig2"))
         .chain([text(&d, "ratios-by-model.svg")])
         .collect();
     assert_eq!(drawings.len(), 3, "wide, narrow and standalone figure 2");
+    // The top and bottom of each mark drawn by one subpath of `d`: a dot of the marks' path
+    // (`M x yh0`, as wide as the stroke), a circle (`M x y a r …`, its centre at y), a square
+    // (`M x y h s v s …`) or a diamond (`M x y l r r …`, its top at y).
+    fn extents(d: &str, stroke: f64) -> Vec<(f64, f64)> {
+        d.split('M')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                // Numbers as SVG writes them: a sign starts a new one.
+                let mut numbers: Vec<f64> = Vec::new();
+                let mut token = String::new();
+                for c in p.chars().chain([' ']) {
+                    if c.is_ascii_digit() || c == '.' || (c == '-' && token.is_empty()) {
+                        token.push(c);
+                        continue;
+                    }
+                    if !token.is_empty() {
+                        numbers.push(token.parse().unwrap());
+                        token.clear();
+                    }
+                    if c == '-' {
+                        token.push(c);
+                    }
+                }
+                let y = numbers[1];
+                let op = p.chars().find(|c| c.is_ascii_alphabetic()).unwrap();
+                match op {
+                    'h' if numbers.get(2) == Some(&0.0) => (y - stroke / 2.0, y + stroke / 2.0),
+                    'a' => (y - numbers[2], y + numbers[2]),
+                    'h' => (y, y + numbers[2]),
+                    'l' => (y, y + 2.0 * numbers[2]),
+                    other => panic!("a mark drawn with {other}: {p}"),
+                }
+            })
+            .collect()
+    }
     for svg in &drawings {
         let doc = roxmltree::Document::parse(svg).unwrap();
         let class = |n: &roxmltree::Node, c: &str| n.attribute("class") == Some(c);
@@ -1004,34 +1049,50 @@ fn figure_2_keeps_highlights_whole_and_marks_inside_their_bands() {
         let all: Vec<_> = doc.descendants().filter(|n| n.is_element()).collect();
         let axis = all.iter().find(|n| class(n, "sr-axis")).unwrap();
         let axis_y = num(axis, "y1");
-        // The plot's marks: the legend's samples sit below the axis.
-        let nodes: Vec<_> = all
-            .into_iter()
-            .filter(|n| n.attribute("cy").is_none() || num(n, "cy") < axis_y)
+        // The plot's marks, in drawing order: the legend's samples sit below the axis.
+        // Each mark element: its place in drawing order, the element and its marks' extents.
+        type Marks<'a, 'b> = Vec<(usize, &'b roxmltree::Node<'a, 'a>, Vec<(f64, f64)>)>;
+        let marks: Marks = all
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                ["sr-dots", "sr-dot-cpu", "sr-dot-hl"]
+                    .iter()
+                    .any(|c| class(n, c))
+            })
+            .map(|(i, n)| {
+                let stroke = n
+                    .attribute("stroke-width")
+                    .map_or(0.0, |w| w.parse().unwrap());
+                (i, n, extents(n.attribute("d").unwrap(), stroke))
+            })
+            .filter(|(_, _, e)| e.iter().all(|(top, _)| *top < axis_y))
             .collect();
-        let last_median = nodes.iter().rposition(|n| class(n, "sr-median")).unwrap();
-        let highlighted: Vec<usize> = (0..nodes.len())
-            .filter(|&i| class(&nodes[i], "sr-dot-hl"))
+        let last_median = all.iter().rposition(|n| class(n, "sr-median")).unwrap();
+        let highlighted: Vec<usize> = marks
+            .iter()
+            .filter(|(_, n, _)| class(n, "sr-dot-hl"))
+            .map(|(i, _, _)| *i)
             .collect();
-        // The fixture's five highlights.
+        // The fixture's five highlights, each drawn after the medians, so none is cut by one.
         assert_eq!(highlighted.len(), 5);
         assert!(highlighted.iter().all(|&i| i > last_median));
-        let bands: Vec<(f64, f64)> = nodes
+        let bands: Vec<(f64, f64)> = all
             .iter()
             .filter(|n| class(n, "sr-band"))
             .map(|n| (num(n, "y"), num(n, "y") + num(n, "height")))
             .collect();
-        for dot in nodes
-            .iter()
-            .filter(|n| class(n, "sr-dot") || class(n, "sr-dot-hl"))
-        {
-            let (cy, r) = (num(dot, "cy"), num(dot, "r"));
-            assert!(
-                bands
-                    .iter()
-                    .any(|&(top, bottom)| cy - r >= top && cy + r <= bottom),
-                "a mark at y {cy} (r {r}) leaves its band: {bands:?}"
-            );
+        let mut counted = 0;
+        for (_, _, extents) in &marks {
+            for &(top, bottom) in extents {
+                counted += 1;
+                assert!(
+                    bands.iter().any(|&(t, b)| top >= t && bottom <= b),
+                    "a mark from y {top} to {bottom} leaves its band: {bands:?}"
+                );
+            }
         }
+        // Every one of the fixture's ten pairs.
+        assert_eq!(counted, 10);
     }
 }

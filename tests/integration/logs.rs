@@ -204,4 +204,9 @@ fn each_pair_is_checked_against_its_logs_and_its_ratio_taken_apart() {
         .unwrap();
     assert_eq!((b.pairs, b.near_tpot, b.near_ttft), (1, 1, 0));
     assert!(close(b.median_load, 0.9));
+    // Its gap in logarithms: ln 0.9 of ln 0.85 from the load, ln(1.7 / 1.8) from completion.
+    let [load, completion, length] = b.log_shares.unwrap();
+    assert!(close(load, 0.9f64.ln() / 0.85f64.ln()));
+    assert!(close(completion, (1.7f64 / 1.8).ln() / 0.85f64.ln()));
+    assert!(length.abs() < 1e-12);
 }

@@ -437,3 +437,38 @@ fn scratch_files_beside_the_sources_never_change_the_output() {
     std::fs::write(copy.join("content/notes.md"), b"a real file").unwrap();
     assert!(build_copy("noted") != clean);
 }
+
+#[test]
+fn the_bundle_readme_gives_every_column_of_pairs_csv_its_unit() {
+    let out = support::built();
+    let csv = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    let zip = std::fs::read(out.join("reproducibility.zip")).unwrap();
+    let entries = scenario_ratios::base::archive::read_all(&zip).unwrap();
+    let readme = String::from_utf8(
+        entries[&format!("{}README.md", scenario_ratios::base::layout::bundle_root())].clone(),
+    )
+    .unwrap();
+    // The table of columns: each row's first cell names its columns in backticks.
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("## The columns of `published/pairs.csv`"))
+        .filter(|l| l.starts_with("| `"))
+        .collect();
+    let missing: Vec<&str> = header
+        .split(',')
+        .filter(|c| {
+            !table.iter().any(|row| {
+                row.split(" | ")
+                    .next()
+                    .unwrap_or("")
+                    .contains(&format!("`{c}`"))
+            })
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README.md gives no unit for {missing:?}"
+    );
+    assert!(header.split(',').count() >= 40, "{header}");
+}
