@@ -80,6 +80,8 @@ struct Page<'a> {
     /// The social card's absolute address, and its bars (label, value) for its text alternative.
     card_url: String,
     card_bars: Vec<(&'a str, String)>,
+    /// Where the reading time goes, once the rendered narrative's words are counted.
+    reading_time: &'a str,
 }
 
 /// The schema.org `Article` of the page, as JSON safe to place inside `<script>`: data, not
@@ -203,6 +205,25 @@ fn standfirst(body: &str) -> (Option<&str>, &str) {
 }
 
 /// Renders the article from `prose` and its data page from `data_prose`.
+/// Stands in the byline until the narrative it times is rendered.
+const READING_TIME_MARKER: &str = "<!-- scenario-ratios: reading time -->";
+
+/// Words a minute the reading time assumes: a slow pace, for a text that asks its reader to look
+/// at figures.
+const READING_PACE: usize = 200;
+
+/// "N min read", for the narrative of the rendered page `html` as the page check counts it (the
+/// byline itself is not part of it).
+fn reading_time(html: &str) -> String {
+    let units = crate::validate::prose::units(&crate::base::dom::Dom::parse(html));
+    let words: usize = units
+        .iter()
+        .filter(|u| u.narrative)
+        .map(|u| crate::base::readability::words(&u.text).count())
+        .sum();
+    format!("{} min read", words.div_ceil(READING_PACE).max(1))
+}
+
 pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<Pages> {
     if let Some((name, round)) = data.config.other_round(&data.analysis.round) {
         return Err(Error::Config {
@@ -244,9 +265,11 @@ pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<P
                 .iter()
                 .map(|h| (h.label.as_str(), crate::base::number::percent(h.ratio)))
                 .collect(),
+            reading_time: READING_TIME_MARKER,
         },
         "templates/article.html",
     )?;
+    let article = article.replacen(READING_TIME_MARKER, &reading_time(&article), 1);
     // The data page cites no claim and needs no highlight: its tables carry the numbers.
     let rendered = prose::render_page_prose(
         crate::project::DATA_PROSE_PATH,
@@ -280,7 +303,30 @@ pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<P
 
 #[cfg(test)]
 mod tests {
-    use super::sections;
+    use super::{reading_time, sections};
+
+    /// The reading time counts the narrative only (from the dek to the Method appendix, figure
+    /// captions included), at 200 words a minute rounded up: 400 words read in 2 minutes, 401 in
+    /// 3; the byline, the drawings' labels and the appendix add nothing.
+    #[test]
+    fn the_reading_time_counts_the_narrative_at_200_words_a_minute() {
+        let page = |narrative: usize| {
+            let words = |n: usize, w: &str| vec![w; n].join(" ");
+            format!(
+                "<h1>T</h1><p class=\"byline\">{}</p><p class=\"lede\">{}.</p>\
+                 <figure><svg><text>{}</text></svg><figcaption>{}.</figcaption></figure>\
+                 <h2>Method</h2><p>{}.</p>",
+                words(50, "by"),
+                words(narrative - 100, "word"),
+                words(300, "label"),
+                words(100, "caption"),
+                words(900, "appendix")
+            )
+        };
+        assert_eq!(reading_time(&page(400)), "2 min read");
+        assert_eq!(reading_time(&page(401)), "3 min read");
+        assert_eq!(reading_time(&page(101)), "1 min read");
+    }
 
     /// A heading's link to itself, and the word joiner that keeps it beside the last word, are
     /// not part of the section's name, whether the joiner is written as a reference or a

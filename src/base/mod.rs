@@ -1,12 +1,14 @@
 //! The building blocks: what every stage uses and none owns. Digests and the sha256sum listing,
 //! folder ownership, text and number formats, bounded reading and downloading, the system calls,
-//! zip archives, HTML nesting, the calendar, the few statistical distributions the analysis
-//! tests against, the error type and the layout of what a build publishes. A module here imports only the standard library, external crates and other
-//! modules of this folder, never a stage (the project's layering test checks it).
+//! zip archives, HTML nesting and the tree a browser builds, the calendar, the few statistical
+//! distributions the analysis tests against, the error type and the layout of what a build
+//! publishes. A module here imports only the standard library, external crates and other modules
+//! of this folder, never a stage (the project's layering test checks it).
 
 pub mod archive;
 pub mod calendar;
 pub mod digest;
+pub mod dom;
 pub mod error;
 pub mod fetch;
 pub mod json;

@@ -100,7 +100,7 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
     let (plot_x, plot_right, top, strip_height, strip_gap, band_gap, strip_label, band_label) =
         match layout {
             Layout::Wide => (340.0, 730.0, 58.0, 24.0, 4.0, 16.0, 0.0, 0.0),
-            Layout::Narrow => (16.0, 320.0, 60.0, 22.0, 2.0, 12.0, 14.0, 18.0),
+            Layout::Narrow => (16.0, 320.0, 60.0, 22.0, 2.0, 12.0, 16.0, 18.0),
         };
     let (lo, hi) = (0.0, 110.0);
     let dot = if narrow { 3.2 } else { 3.6 };
@@ -132,7 +132,8 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
             strips.push(Strip {
                 y: coord(centre),
                 label,
-                label_y: coord(if narrow { y - 3.0 } else { centre + 4.5 }),
+                // On a phone the label stands above its strip, its descenders clear of the grid.
+                label_y: coord(if narrow { y - 5.0 } else { centre + 4.5 }),
                 median: percent(median),
                 median_d: super::stroke(
                     x_of(median * 100.0),

@@ -333,6 +333,41 @@ fn fit(label: &str, max: usize) -> String {
     }
 }
 
+/// The width of `text` in em, set in a sans-serif font as wide as DejaVu Sans (the widest of
+/// the fonts `system-ui` falls back to), heavier for a bold label: an upper bound for the fonts
+/// a reader's system picks, so a label fitted to it stays inside its drawing.
+fn text_em(text: &str, bold: bool) -> f64 {
+    let em: f64 = text
+        .chars()
+        .map(|c| match c {
+            ' ' | '.' | ',' | ':' | ';' | '·' | 'i' | 'j' | 'l' | '|' | '!' | '\'' => 0.32,
+            'f' | 't' | 'r' | 'I' | '(' | ')' | '[' | ']' | '/' | '-' => 0.42,
+            'm' | 'w' | 'M' | 'W' | '%' => 0.98,
+            '0'..='9' | '_' | 'a'..='z' => 0.64,
+            'A'..='Z' => 0.76,
+            _ => 0.8,
+        })
+        .sum();
+    if bold {
+        em * 1.1
+    } else {
+        em
+    }
+}
+
+/// As much of `label` as fits in `width` px at `font_px`, cut with an ellipsis (the tables give
+/// it whole).
+fn fit_width(label: &str, width: f64, font_px: f64, bold: bool) -> String {
+    if text_em(label, bold) * font_px <= width {
+        return label.to_string();
+    }
+    let mut cut: String = label.to_string();
+    while !cut.is_empty() && text_em(&format!("{cut}…"), bold) * font_px > width {
+        cut.pop();
+    }
+    format!("{}…", cut.trim_end())
+}
+
 /// A figure's title, on one line (wide) or two (narrow), each with its baseline.
 pub struct Title {
     pub lines: Vec<(String, f64)>,
@@ -892,4 +927,29 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
         },
         "figure 2",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fit_width, text_em};
+
+    /// A label that fits is kept whole; one that does not is cut at a character, ends with an
+    /// ellipsis and fits, bold labels being cut sooner.
+    #[test]
+    fn a_label_is_cut_to_the_width_it_has() {
+        assert_eq!(
+            fit_width("ASUSTeK · XA NB3I-E12", 258.0, 13.0, false),
+            "ASUSTeK · XA NB3I-E12"
+        );
+        let long = "CoreWeave · CoreWeave GB200 NVL72 (72x GB200-186GB_aarch64, TensorRT)";
+        let cut = fit_width(long, 258.0, 13.0, false);
+        assert!(
+            cut.ends_with('…') && long.starts_with(cut.trim_end_matches('…')),
+            "{cut}"
+        );
+        assert!(text_em(&cut, false) * 13.0 <= 258.0);
+        let bold = fit_width(long, 258.0, 13.0, true);
+        assert!(bold.chars().count() < cut.chars().count(), "{bold} / {cut}");
+        assert_eq!(fit_width(long, 1.0, 13.0, false), "…");
+    }
 }

@@ -7,7 +7,7 @@
 
 use askama::Template;
 
-use super::{coord, fit, render, ticks, title, Layout, Segment, Svg, Tick, Title};
+use super::{coord, fit_width, render, ticks, title, Layout, Segment, Svg, Tick, Title};
 use crate::analysis::Analysis;
 use crate::base::error::Result;
 use crate::base::number::percent;
@@ -217,7 +217,8 @@ pub fn systems(
             .collect::<Vec<_>>()
             .join(", ");
         rows.push(SystemRow {
-            label: fit(&s.label, 34),
+            // Right-aligned 8 px left of the plot, 13 px type, 4 px clear of the drawing's edge.
+            label: fit_width(&s.label, plot_x - 12.0, 13.0, s.highlighted),
             label_y: coord(y + 4.5),
             words: format!("{}: {words}", s.name),
             gap_d: format!(

@@ -19,7 +19,6 @@ use crate::base::layout::{OutputFile, INVENTORY};
 use crate::dist::Dist;
 use crate::package::inventory::{self, Discrepancy};
 
-mod dom;
 pub mod page;
 pub mod prose;
 pub mod report;

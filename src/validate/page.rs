@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use html5ever::QualName;
 
-use super::dom::{Data, Dom};
+use crate::base::dom::{Data, Dom};
 use crate::base::layout::OutputFile;
 use crate::base::markup;
 

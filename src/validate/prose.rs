@@ -6,7 +6,7 @@
 
 use html5ever::QualName;
 
-use super::dom::{Data, Dom};
+use crate::base::dom::{Data, Dom};
 use crate::base::readability::{measure, sentences, words, Readability};
 
 /// The longest sentence the narrative may hold, in words.

@@ -1,24 +1,38 @@
-// The published page as readers meet it, in Debian's chromium: every width from a small phone
-// (320 px) to a wide desktop (1440 px), light, and the phone (390 px) and desktop (1280 px) also
-// dark; then print. For each view it reports what the first screen holds (as loaded), then, with
-// every <details> opened: axe-core's violations, the document's width against the viewport, any
-// box outside the viewport that no scrolling region holds, scrolling regions that are not
-// focusable and labelled, each displayed figure's fit, its smallest label in CSS px, the lowest
-// contrast of its labels and every chart line whose box crosses a label's box, console messages
-// and network requests; then the standalone SVGs' label contrast, light and dark. It saves
-// screenshots and the printed PDF.
+// The published pages as readers meet them, in Debian's chromium. The article at every width
+// from a small phone (320 px) to a wide desktop (1440 px), light, and the phone (390 px) and
+// desktop (1280 px) also dark; every other page at the widths around its layout's breakpoints.
+// For each view it reports what the first screen holds (as loaded), then, with every <details>
+// opened: axe-core's violations, the document's width against the viewport, any box outside the
+// viewport that no scrolling region holds, scrolling regions that are not focusable and labelled,
+// each displayed figure's fit, its smallest label in CSS px, the lowest contrast of its labels and
+// every chart line whose box crosses a label's box, console messages and network requests. Then,
+// per page, print (the PDF and the print styles) and Lighthouse's four categories (mobile, its
+// default simulated throttling) with the page served over HTTP, gzipped as web hosts serve it;
+// last, the standalone SVGs' label contrast, light and dark. It saves the phone and desktop
+// screenshots, the first screen at every width and the printed PDFs.
 //
-// Usage: node article-check.mjs <article.html> <folder for screenshots and the PDF>
+// Usage: node article-check.mjs <folder for screenshots and PDFs> <page.html>[:<width>,...] ...
+//   (without widths, a page is checked at every width above)
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import http from "node:http";
+import zlib from "node:zlib";
+import lighthouse from "lighthouse";
 import { launch } from "./launch.mjs";
 
 const require = createRequire(import.meta.url);
 const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const [article, outDir] = process.argv.slice(2);
+const [outDir, ...pageArgs] = process.argv.slice(2);
 fs.mkdirSync(outDir, { recursive: true });
-const url = "file://" + path.resolve(article);
+const ALL_WIDTHS = [320, 360, 390, 480, 600, 641, 700, 760, 761, 768, 900, 1024, 1280, 1440];
+const pages = pageArgs.map((arg) => {
+  const m = arg.match(/^(.*):([0-9,]+)$/);
+  const file = path.resolve(m ? m[1] : arg);
+  return { file, name: path.basename(file, ".html"), widths: m ? m[2].split(",").map(Number) : ALL_WIDTHS };
+});
+const since = Date.now();
+const lap = (what) => process.stderr.write(`${((Date.now() - since) / 1000).toFixed(1)} s: ${what}\n`);
 
 // In the page's context: every visible label of `svg` against the paint under its centre
 // (its shapes composited over the background the drawing sits on), as WCAG contrast ratios; the
@@ -79,186 +93,327 @@ const labelContrast = (svg) => {
   return { lowest: Math.round(lowest * 100) / 100, low: low.slice(0, 20) };
 };
 
+// Each page served over HTTP for Lighthouse, which does not audit files: gzipped, as any web
+// host serves HTML, with the types a host sends.
+const TYPES = { ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png" };
+const serve = (root) =>
+  new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      const file = path.join(root, path.normalize(decodeURIComponent(new URL(req.url, "http://h").pathname)));
+      if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      const type = TYPES[path.extname(file)] || "application/octet-stream";
+      res.writeHead(200, { "content-type": type, "content-encoding": "gzip" });
+      res.end(zlib.gzipSync(fs.readFileSync(file)));
+    });
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+
 const browser = await launch();
-const report = { views: [], print: null };
+const report = { pages: [], standalone: [] };
 try {
-  const widths = [320, 360, 390, 480, 600, 641, 700, 760, 761, 768, 900, 1024, 1280, 1440];
-  const views = widths.flatMap((w) => (w === 390 || w === 1280 ? [[w, "light"], [w, "dark"]] : [[w, "light"]]));
-  for (const [width, scheme] of views) {
-    const height = width < 641 ? 844 : 900;
-    {
-      const page = await browser.newPage();
-      const consoleLines = [];
-      const requests = [];
-      page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
-      page.on("pageerror", (e) => consoleLines.push(`pageerror: ${e.message}`));
-      page.on("request", (r) => {
-        if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url());
-      });
-      await page.setViewport({ width, height, deviceScaleFactor: 1 });
-      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
-      await page.goto(url, { waitUntil: "load" });
-      const shot = path.join(outDir, `article-${width}-${scheme}.png`);
-      await page.screenshot({ path: shot, fullPage: true });
-      await page.screenshot({ path: path.join(outDir, `first-screen-${width}-${scheme}.png`) });
-      // The first screen, as the page loads: where the first highlighted number and figure 1
-      // are, and the page's height.
-      const first = await page.evaluate(() => {
-        const value = document.querySelector('[data-value^="hl."][data-value$=".ratio"]');
-        const fig = document.getElementById("figure-1");
-        return {
-          first_value: value ? value.textContent : null,
-          first_value_bottom: value ? Math.round(value.getBoundingClientRect().bottom + scrollY) : null,
-          figure_1_top: fig ? Math.round(fig.getBoundingClientRect().top + scrollY) : null,
-          page_height: document.documentElement.scrollHeight,
-        };
-      });
-      // Open every <details> for the checks (axe must see the tables inside them).
-      await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
-      const layout = await page.evaluate((contrastSource) => {
-        const labelContrast = eval(contrastSource);
-        const vw = document.documentElement.clientWidth;
-        const overflowing = [];
-        // Inside a visually hidden container (clip:rect(...) 1px boxes: table heads read by
-        // screen readers, .sr-only captions), nothing is on screen.
-        const clipped = (el) => {
-          for (let a = el; a; a = a.parentElement) {
-            const cs = getComputedStyle(a);
-            if (cs.clip !== "auto" && cs.position === "absolute") return true;
-          }
-          return false;
-        };
-        // A region that scrolls sideways by design holds what is wider than the page.
-        const scroller = (el) => {
-          for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-            if (["auto", "scroll"].includes(getComputedStyle(a).overflowX)) return a;
-          }
-          return null;
-        };
-        const regions = [];
-        for (const el of document.querySelectorAll("body *")) {
-          const r = el.getBoundingClientRect();
-          if (r.width === 0 && r.height === 0) continue;
-          if (clipped(el)) continue;
-          const holder = scroller(el);
-          const box = holder ? holder.getBoundingClientRect() : r;
-          if (box.right > vw + 0.5 || box.left < -0.5) {
-            const table = el.closest("table");
-            overflowing.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ")[0] : ""}${table ? " in table " + (table.id || table.caption?.textContent || "") : ""} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
-          }
-          if (el.scrollWidth > el.clientWidth + 1 && ["auto", "scroll"].includes(getComputedStyle(el).overflowX)) {
-            // It scrolls: a keyboard must reach it and a screen reader name it.
-            const names = (el.getAttribute("aria-labelledby") || "").split(" ").filter(Boolean);
-            const name = names.map((id) => document.getElementById(id)?.textContent.trim() || "").join(" ").trim();
-            const ok = el.getAttribute("role") === "region" && el.tabIndex === 0 && name !== "";
-            regions.push({ name, ok, width: el.scrollWidth, shown: el.clientWidth });
-          }
+  for (const target of pages) {
+    const url = "file://" + target.file;
+    const pageReport = { page: target.name, views: [] };
+    report.pages.push(pageReport);
+    const views = target.widths.flatMap((w) => (w === 390 || w === 1280 ? [[w, "light"], [w, "dark"]] : [[w, "light"]]));
+    for (const [width, scheme] of views) {
+      const height = width < 641 ? 844 : 900;
+      {
+        const page = await browser.newPage();
+        const consoleLines = [];
+        const requests = [];
+        page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+        page.on("pageerror", (e) => consoleLines.push(`pageerror: ${e.message}`));
+        page.on("request", (r) => {
+          if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url());
+        });
+        await page.setViewport({ width, height, deviceScaleFactor: 1 });
+        await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+        await page.goto(url, { waitUntil: "load" });
+        await page.screenshot({ path: path.join(outDir, `${target.name}-first-screen-${width}-${scheme}.png`) });
+        // The first screen, as the page loads: where the title, the standfirst and figure 1's
+        // bars end, and the page's height.
+        const first = await page.evaluate(() => {
+          const bottom = (e) => (e ? Math.round(e.getBoundingClientRect().bottom + scrollY) : null);
+          const bars = [...document.querySelectorAll("#figure-1 svg g > rect")].filter((r) => r.getBoundingClientRect().width > 0);
+          return {
+            title_bottom: bottom(document.querySelector("h1")),
+            standfirst_bottom: bottom(document.querySelector("p.lede")),
+            figure_1_bars: bars.length,
+            figure_1_bars_bottom: bars.length ? Math.max(...bars.map(bottom)) : null,
+            page_height: document.documentElement.scrollHeight,
+          };
+        });
+        // The whole page on the phone and the desktop, each part as a reader who scrolls to it
+        // sees it (what lies below the first screen is laid out only when scrolled near).
+        let shot = null;
+        if (width === 390 || width === 1280) {
+          shot = path.join(outDir, `${target.name}-${width}-${scheme}.png`);
+          const style = await page.addStyleTag({ content: "*{content-visibility:visible!important}" });
+          await page.screenshot({ path: shot, fullPage: true });
+          await style.evaluate((s) => s.remove());
         }
-        const figures = [];
-        for (const svg of document.querySelectorAll("figure svg")) {
-          const box = svg.getBoundingClientRect();
-          if (box.width === 0) continue; // the other layout, hidden
-          const vb = svg.viewBox.baseVal;
-          const scale = box.width / vb.width;
-          let smallest = Infinity;
-          let smallestText = "";
-          for (const t of svg.querySelectorAll("text")) {
-            const size = parseFloat(getComputedStyle(t).fontSize) * scale;
-            const tb = t.getBoundingClientRect();
-            if (tb.width > 0 && size < smallest) {
-              smallest = size;
-              smallestText = t.textContent;
+        // Open every <details> for the checks (axe must see the tables inside them).
+        await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
+      // What the page lays out only near the viewport (content-visibility: auto) is laid out as
+      // the reader who scrolls there sees it.
+      await page.addStyleTag({ content: "*{content-visibility:visible!important}" });
+        const layout = await page.evaluate((contrastSource) => {
+          const labelContrast = eval(contrastSource);
+          const vw = document.documentElement.clientWidth;
+          const overflowing = [];
+          // Inside a visually hidden container (clip:rect(...) 1px boxes: table heads read by
+          // screen readers, .sr-only captions), nothing is on screen.
+          const clipped = (el) => {
+            for (let a = el; a; a = a.parentElement) {
+              const cs = getComputedStyle(a);
+              if (cs.clip !== "auto" && cs.position === "absolute") return true;
+            }
+            return false;
+          };
+          // A region that scrolls sideways by design holds what is wider than the page.
+          const scroller = (el) => {
+            for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+              if (["auto", "scroll"].includes(getComputedStyle(a).overflowX)) return a;
+            }
+            return null;
+          };
+          const regions = [];
+          for (const el of document.querySelectorAll("body *")) {
+            const r = el.getBoundingClientRect();
+            if (r.width === 0 && r.height === 0) continue;
+            if (clipped(el)) continue;
+            const holder = scroller(el);
+            const box = holder ? holder.getBoundingClientRect() : r;
+            if (box.right > vw + 0.5 || box.left < -0.5) {
+              const table = el.closest("table");
+              overflowing.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ")[0] : ""}${table ? " in table " + (table.id || table.caption?.textContent || "") : ""} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
+            }
+            if (el.scrollWidth > el.clientWidth + 1 && ["auto", "scroll"].includes(getComputedStyle(el).overflowX)) {
+              // It scrolls: a keyboard must reach it and a screen reader name it.
+              const names = (el.getAttribute("aria-labelledby") || "").split(" ").filter(Boolean);
+              const name = names.map((id) => document.getElementById(id)?.textContent.trim() || "").join(" ").trim();
+              const ok = el.getAttribute("role") === "region" && el.tabIndex === 0 && name !== "";
+              regions.push({ name, ok, width: el.scrollWidth, shown: el.clientWidth });
             }
           }
-          // Every label must lie inside its drawing.
-          const outside = [...svg.querySelectorAll("text")]
-            .filter((t) => {
+          const figures = [];
+          for (const svg of document.querySelectorAll("figure svg")) {
+            const box = svg.getBoundingClientRect();
+            if (box.width === 0) continue; // the other layout, hidden
+            const vb = svg.viewBox.baseVal;
+            const scale = box.width / vb.width;
+            let smallest = Infinity;
+            let smallestText = "";
+            for (const t of svg.querySelectorAll("text")) {
+              const size = parseFloat(getComputedStyle(t).fontSize) * scale;
               const tb = t.getBoundingClientRect();
-              return tb.width > 0 && (tb.left < box.left - 0.5 || tb.right > box.right + 0.5);
-            })
-            .map((t) => t.textContent);
-          // No chart line's box may cross a label's box (shared edges aside).
-          const crossings = [];
-          const shown = (e) => {
-            const cs = getComputedStyle(e);
-            return cs.display !== "none" && cs.visibility !== "hidden" && cs.stroke !== "none";
-          };
-          const labels = [...svg.querySelectorAll("text")]
-            .map((t) => [t, t.getBoundingClientRect()])
-            .filter(([, b]) => b.width > 0);
-          for (const l of svg.querySelectorAll("line, polyline, path")) {
-            if (!shown(l)) continue;
-            const w = parseFloat(getComputedStyle(l).strokeWidth) * scale / 2;
-            const lb = l.getBoundingClientRect();
-            const [x0, x1, y0, y1] = [lb.left - w, lb.right + w, lb.top - w, lb.bottom + w];
-            for (const [t, tb] of labels) {
-              const dx = Math.min(x1, tb.right) - Math.max(x0, tb.left);
-              const dy = Math.min(y1, tb.bottom) - Math.max(y0, tb.top);
-              if (dx > 0.5 && dy > 0.5) {
-                crossings.push(`${l.getAttribute("class")} × "${t.textContent.trim().slice(0, 30)}"`);
+              if (tb.width > 0 && size < smallest) {
+                smallest = size;
+                smallestText = t.textContent;
               }
             }
+            // Every label must lie inside its drawing.
+            const outside = [...svg.querySelectorAll("text")]
+              .filter((t) => {
+                const tb = t.getBoundingClientRect();
+                return tb.width > 0 && (tb.left < box.left - 0.5 || tb.right > box.right + 0.5);
+              })
+              .map((t) => t.textContent);
+            // No chart line may cross a label's box (shared edges aside). A path of straight
+            // segments (M, L, H and V: the grid, the ticks, the reference lines) is checked
+            // segment by segment, each segment's box in screen coordinates; a path with curves
+            // is a set of marks, not a line.
+            const crossings = [];
+            const shown = (e) => {
+              const cs = getComputedStyle(e);
+              return cs.display !== "none" && cs.visibility !== "hidden" && cs.stroke !== "none";
+            };
+            const labels = [...svg.querySelectorAll("text")]
+              .map((t) => [t, t.getBoundingClientRect()])
+              .filter(([, b]) => b.width > 0);
+            const segments = (l) => {
+              const tag = l.tagName.toLowerCase();
+              const num = (a) => parseFloat(l.getAttribute(a));
+              if (tag === "line") return [[[num("x1"), num("y1")], [num("x2"), num("y2")]]];
+              const pts = [];
+              if (tag === "polyline") {
+                const v = l.getAttribute("points").trim().split(/[\s,]+/).map(Number);
+                for (let i = 0; i + 1 < v.length; i += 2) pts.push([v[i], v[i + 1]]);
+                return pts.slice(1).map((p, i) => [pts[i], p]);
+              }
+              const d = l.getAttribute("d") || "";
+              if (/[^MLHVmlhv0-9.,\s-]/.test(d)) return null;
+              const out = [];
+              let at = [0, 0];
+              for (const [, cmd, args] of d.matchAll(/([MLHVmlhv])([^MLHVmlhv]*)/g)) {
+                const n = args.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+                const rel = cmd === cmd.toLowerCase();
+                const step = cmd.toUpperCase() === "H" || cmd.toUpperCase() === "V" ? 1 : 2;
+                for (let i = 0; i + step <= n.length; i += step) {
+                  let next;
+                  if (cmd.toUpperCase() === "H") next = [rel ? at[0] + n[i] : n[i], at[1]];
+                  else if (cmd.toUpperCase() === "V") next = [at[0], rel ? at[1] + n[i] : n[i]];
+                  else next = rel ? [at[0] + n[i], at[1] + n[i + 1]] : [n[i], n[i + 1]];
+                  // A move starts a segment; its further pairs draw lines, as SVG says.
+                  if (!(cmd.toUpperCase() === "M" && i === 0)) out.push([at, next]);
+                  at = next;
+                }
+              }
+              return out;
+            };
+            for (const l of svg.querySelectorAll("line, polyline, path")) {
+              if (!shown(l)) continue;
+              const segs = segments(l);
+              if (!segs) continue;
+              const w = parseFloat(getComputedStyle(l).strokeWidth) * scale / 2;
+              const m = l.getScreenCTM();
+              for (const seg of segs) {
+                const [a, b] = seg.map(([x, y]) => new DOMPoint(x, y).matrixTransform(m));
+                const [x0, x1] = [Math.min(a.x, b.x) - w, Math.max(a.x, b.x) + w];
+                const [y0, y1] = [Math.min(a.y, b.y) - w, Math.max(a.y, b.y) + w];
+                for (const [t, tb] of labels) {
+                  const dx = Math.min(x1, tb.right) - Math.max(x0, tb.left);
+                  const dy = Math.min(y1, tb.bottom) - Math.max(y0, tb.top);
+                  if (dx > 0.5 && dy > 0.5) {
+                    crossings.push(`${l.getAttribute("class")} × "${t.textContent.trim().slice(0, 30)}"`);
+                  }
+                }
+              }
+            }
+            const contrast = labelContrast(svg);
+            figures.push({
+              id: svg.getAttribute("aria-labelledby"),
+              lowest_contrast: contrast.lowest,
+              low_contrast: contrast.low,
+              width: Math.round(box.width),
+              container: Math.round(svg.parentElement.getBoundingClientRect().width),
+              smallest_label_px: Math.round(smallest * 100) / 100,
+              smallest_label: smallestText,
+              labels_outside: outside,
+              lines_crossing_labels: [...new Set(crossings)].slice(0, 20),
+            });
           }
-          const contrast = labelContrast(svg);
-          figures.push({
-            id: svg.getAttribute("aria-labelledby"),
-            lowest_contrast: contrast.lowest,
-            low_contrast: contrast.low,
-            width: Math.round(box.width),
-            container: Math.round(svg.parentElement.getBoundingClientRect().width),
-            smallest_label_px: Math.round(smallest * 100) / 100,
-            smallest_label: smallestText,
-            labels_outside: outside,
-            lines_crossing_labels: [...new Set(crossings)].slice(0, 20),
-          });
-        }
-        // A reflowed table cell shows its column's name before the value (a ::before label):
-        // the cell must be tall enough for the label, or the label runs into the next cell.
-        const labelsCut = [];
-        for (const td of document.querySelectorAll("td[data-label]")) {
-          const b = getComputedStyle(td, "::before");
-          if (b.content === "none" || b.content === "normal" || b.display === "none") continue;
-          const r = td.getBoundingClientRect();
-          if (r.height === 0 || clipped(td)) continue;
-          const probe = document.createElement("div");
-          probe.textContent = td.dataset.label;
-          Object.assign(probe.style, {
-            position: "absolute", visibility: "hidden", left: "0", top: "0", padding: "0",
-            boxSizing: "content-box", width: b.width, fontFamily: b.fontFamily, fontSize: b.fontSize,
-            fontWeight: b.fontWeight, fontStyle: b.fontStyle, lineHeight: b.lineHeight,
-            letterSpacing: b.letterSpacing, overflowWrap: b.overflowWrap, whiteSpace: b.whiteSpace,
-          });
-          document.body.appendChild(probe);
-          const need = probe.getBoundingClientRect().height;
-          probe.remove();
-          if (need > r.height + 0.5) {
-            labelsCut.push(`${td.dataset.label}: ${Math.round(need)} px in a ${Math.round(r.height)} px cell`);
+          // A reflowed table cell shows its column's name before the value (a ::before label):
+          // the cell must be tall enough for the label, or the label runs into the next cell.
+          const labelsCut = [];
+          for (const td of document.querySelectorAll("td[data-label]")) {
+            const b = getComputedStyle(td, "::before");
+            if (b.content === "none" || b.content === "normal" || b.display === "none") continue;
+            const r = td.getBoundingClientRect();
+            if (r.height === 0 || clipped(td)) continue;
+            const probe = document.createElement("div");
+            probe.textContent = td.dataset.label;
+            Object.assign(probe.style, {
+              position: "absolute", visibility: "hidden", left: "0", top: "0", padding: "0",
+              boxSizing: "content-box", width: b.width, fontFamily: b.fontFamily, fontSize: b.fontSize,
+              fontWeight: b.fontWeight, fontStyle: b.fontStyle, lineHeight: b.lineHeight,
+              letterSpacing: b.letterSpacing, overflowWrap: b.overflowWrap, whiteSpace: b.whiteSpace,
+            });
+            document.body.appendChild(probe);
+            const need = probe.getBoundingClientRect().height;
+            probe.remove();
+            if (need > r.height + 0.5) {
+              labelsCut.push(`${td.dataset.label}: ${Math.round(need)} px in a ${Math.round(r.height)} px cell`);
+            }
           }
-        }
+          return {
+            labels_cut: [...new Set(labelsCut)].slice(0, 20),
+            viewport: vw,
+            document_width: document.documentElement.scrollWidth,
+            overflowing: overflowing.slice(0, 20),
+            scrolling_regions: regions,
+            figures,
+          };
+        }, labelContrast.toString());
+        // Evaluated through CDP, which the page's Content-Security-Policy does not govern.
+        await page.evaluate(axeSource);
+        const axe = await page.evaluate(async () => {
+          const r = await window.axe.run(document, { resultTypes: ["violations"] });
+          return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, first: v.nodes[0]?.target }));
+        });
+        pageReport.views.push({ width, height, scheme, screenshot: shot, ...first, ...layout, axe, console: consoleLines, requests });
+        await page.close();
+      }
+    }
+    lap(`${target.name}: ${views.length} views`);
+
+    // Print: what the PDF holds, and the same in print emulation for the DOM-level checks.
+    {
+      const page = await browser.newPage();
+      await page.goto(url, { waitUntil: "load" });
+      await page.emulateMediaType("print");
+      const printed = await page.evaluate(() => {
+        const closed = [...document.querySelectorAll("details")].filter((d) => !d.open);
+        const hiddenContent = closed.filter((d) => {
+          const inside = [...d.children].filter((c) => c.tagName !== "SUMMARY");
+          // A closed <details> hides its content with content-visibility, under which layout
+          // queries still measure it: ask whether it is rendered at all.
+          return inside.length === 0 || inside.every((c) => !c.checkVisibility());
+        }).map((d) => d.id);
+        const link = document.querySelector('a[href^="https://"]');
+        const after = link ? getComputedStyle(link, "::after").content : "";
+        const relative = document.querySelector('a[href$=".csv"]:not([href*=":"])');
+        const relativeAfter = relative ? getComputedStyle(relative, "::after").content : "";
         return {
-          labels_cut: [...new Set(labelsCut)].slice(0, 20),
-          viewport: vw,
-          document_width: document.documentElement.scrollWidth,
-          overflowing: overflowing.slice(0, 20),
-          scrolling_regions: regions,
-          figures,
+          closed_details: closed.length,
+          details_hidden_in_print: hiddenContent,
+          link: link ? link.href : null,
+          link_after: after,
+          relative_link: relative ? relative.getAttribute("href") : null,
+          relative_link_after: relativeAfter,
         };
-      }, labelContrast.toString());
-      // Evaluated through CDP, which the page's Content-Security-Policy does not govern.
-      await page.evaluate(axeSource);
-      const axe = await page.evaluate(async () => {
-        const r = await window.axe.run(document, { resultTypes: ["violations"] });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, first: v.nodes[0]?.target }));
       });
-      report.views.push({ width, height, scheme, screenshot: shot, ...first, ...layout, axe, console: consoleLines, requests });
+      const pdf = path.join(outDir, `${target.name}.pdf`);
+      await page.pdf({ path: pdf, format: "A4", printBackground: false });
+      pageReport.print = { pdf, ...printed };
       await page.close();
     }
+    lap(`${target.name}: print`);
+
+    // Lighthouse, mobile, as a host would serve the page.
+    {
+      const root = path.dirname(target.file);
+      const server = await serve(root);
+      const page = await browser.newPage();
+      try {
+        const address = `http://127.0.0.1:${server.address().port}/${path.basename(target.file)}`;
+        const r = await lighthouse(address, { output: "json", logLevel: "error", formFactor: "mobile" }, undefined, page);
+        const lhr = r.lhr;
+        pageReport.lighthouse = {
+          scores: Object.fromEntries(Object.entries(lhr.categories).map(([k, v]) => [k, v.score])),
+          // Every scored audit of a category short of full marks, by category.
+          failing: Object.fromEntries(
+            Object.entries(lhr.categories).map(([k, v]) => [
+              k,
+              v.auditRefs
+                .filter((a) => a.weight > 0 && lhr.audits[a.id].score !== null && lhr.audits[a.id].score < 1)
+                .map((a) => `${a.id}: ${lhr.audits[a.id].score} ${lhr.audits[a.id].displayValue || ""}`.trim()),
+            ]),
+          ),
+          metrics: Object.fromEntries(
+            ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift", "speed-index"].map((id) => [
+              id,
+              lhr.audits[id]?.numericValue ?? null,
+            ]),
+          ),
+          run_warnings: lhr.runWarnings,
+        };
+      } finally {
+        await page.close();
+        server.close();
+      }
+    }
+    lap(`${target.name}: lighthouse`);
   }
 
-  // The standalone figures beside the page, opened as files of their own, light and dark.
-  report.standalone = [];
+  // The standalone figures beside the first page, opened as files of their own, light and dark.
   for (const name of ["scenario-ratios.svg", "ratios-by-model.svg"]) {
-    const file = path.resolve(path.dirname(article), name);
+    const file = path.resolve(path.dirname(pages[0].file), name);
     if (!fs.existsSync(file)) continue;
     for (const scheme of ["light", "dark"]) {
       const page = await browser.newPage();
@@ -270,29 +425,6 @@ try {
       await page.close();
     }
   }
-
-  // Print: what the PDF holds, and the same in print emulation for the DOM-level checks.
-  const page = await browser.newPage();
-  await page.goto(url, { waitUntil: "load" });
-  await page.emulateMediaType("print");
-  const printed = await page.evaluate(() => {
-    const closed = [...document.querySelectorAll("details")].filter((d) => !d.open);
-    const hiddenContent = closed.filter((d) => {
-      const inside = [...d.children].filter((c) => c.tagName !== "SUMMARY");
-      // A closed <details> hides its content with content-visibility, under which layout
-      // queries still measure it: ask whether it is rendered at all.
-      return inside.length === 0 || inside.every((c) => !c.checkVisibility());
-    }).map((d) => d.id);
-    const link = document.querySelector('a[href^="https://arxiv.org"]');
-    const after = link ? getComputedStyle(link, "::after").content : "";
-    const relative = document.querySelector('a[href="pairs.csv"]');
-    const relativeAfter = relative ? getComputedStyle(relative, "::after").content : "";
-    return { closed_details: closed.length, details_hidden_in_print: hiddenContent, link_after: after, relative_link_after: relativeAfter };
-  });
-  const pdf = path.join(outDir, "article.pdf");
-  await page.pdf({ path: pdf, format: "A4", printBackground: false });
-  report.print = { pdf, ...printed };
-  await page.close();
 } finally {
   await browser.close();
 }

@@ -462,11 +462,20 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
         &f.pairs_narrow,
         &f.highlights,
         &f.highlights_narrow,
-        &f.systems,
-        &f.systems_narrow,
     ] {
         assert!(svg.0.contains(note), "{}", &svg.0[svg.0.len() - 200..]);
         assert!(svg.0.len() < 100_000, "{} bytes", svg.0.len());
+    }
+    // With deepseek-r1's two ratios the highest, llama3.1-8b's median is the lowest; no system
+    // ran it beside another benchmark, so figure 3 draws no row, says so and clips nothing.
+    for svg in [&f.systems, &f.systems_narrow] {
+        assert!(
+            svg.0
+                .contains("No system ran llama3.1-8b beside another benchmark"),
+            "{}",
+            svg.0
+        );
+        assert!(!svg.0.contains("drawn at the edge"), "{}", svg.0);
     }
     let unclipped = figure::figures(
         &analyse("base").unwrap(),
@@ -475,6 +484,41 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     )
     .unwrap();
     assert!(!unclipped.pairs.0.contains("beyond"));
+    assert!(!unclipped.systems.0.contains("beyond"));
+
+    // With the CPU-only llama3.1-8b pair at 400 % (its Offline Result 1000 → 100, rows 13/14)
+    // deepseek-r1 has the lowest median, and with the B300's llama2-70b-99.9 Offline Result far
+    // too small (4000 → 1) that system's row of figure 3 holds one value beyond the axis: drawn at
+    // the edge and counted once.
+    let csv = std::fs::read_to_string(dir.join("summary.csv"))
+        .unwrap()
+        .replacen(
+            "\"llama3_1-8b\",\"llama3.1-8b\",\"Offline\",\"1000.0\"",
+            "\"llama3_1-8b\",\"llama3.1-8b\",\"Offline\",\"100.0\"",
+            1,
+        )
+        .replacen("\"Offline\",\"4000.0\"", "\"Offline\",\"1.0\"", 1);
+    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    // Row 13's Result is the second "Result": 1000.0 of the file.
+    let (head, row13) = json
+        .match_indices("\"Result\": 1000.0,")
+        .nth(1)
+        .map(|(at, _)| json.split_at(at))
+        .unwrap();
+    assert!(head.ends_with("\"Offline\",\n        ") && head.contains("\"13\": {"));
+    let json = format!(
+        "{head}{}",
+        row13.replacen("\"Result\": 1000.0,", "\"Result\": 100.0,", 1)
+    )
+    .replacen("\"Result\": 4000.0,", "\"Result\": 1.0,", 1);
+    let s = summary::load(csv.as_bytes(), json.as_bytes(), FileNames::default()).unwrap();
+    let a = analysis::analyse(&s).unwrap();
+    assert_eq!(a.benchmarks[0].benchmark, "deepseek-r1");
+    let f = figure::figures(&a, &highlight::select(&a, &config()).unwrap(), &logs).unwrap();
+    let note = ">1 value beyond 200&#160;% drawn at the edge (see the table)<";
+    for svg in [&f.systems, &f.systems_narrow] {
+        assert!(svg.0.contains(note), "{}", svg.0);
+    }
 }
 
 /// The round is the one `version` all rows share: v6.1 in the base fixture, and a summary with no

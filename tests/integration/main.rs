@@ -1,12 +1,11 @@
 //! The end-to-end tests, in one binary (as mdBook's and ripgrep's are): each module holds the
 //! tests of one concern, and [`support`] the helpers they share. The property tests of the
 //! loaders (`tests/fuzz.rs`), the documented bad inputs, one test per case (`tests/bad_input.rs`),
-//! the live preview (`tests/serve.rs`) and the reader's offline rebuild
-//! (`tests/rebuild.rs`, whose nested release build must not share the cores with other tests)
-//! are binaries of their own.
+//! the live preview (`tests/serve.rs`), the pages in a browser (`tests/browser.rs`, whose
+//! Lighthouse timings must not share the cores with other tests) and the reader's offline rebuild
+//! (`tests/rebuild.rs`, whose nested release build must not either) are binaries of their own.
 
 mod article;
-mod browser;
 mod cli;
 mod evidence;
 mod fixtures;

@@ -3,6 +3,8 @@
 //! 127.0.0.1 ([`server`]), the browser checks' tools ([`browser`]), the article's reproduce
 //! blocks ([`reproduce`]), a child's peak memory ([`measure`]) and hand-made zips ([`zips`]).
 
+// The browser checks' tools serve the browser and preview binaries, not this one.
+#[allow(dead_code)]
 pub mod browser;
 pub mod inputs;
 pub mod measure;
@@ -13,6 +15,7 @@ pub mod zips;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[allow(unused_imports)]
 pub use browser::browser;
 pub use inputs::{checker_source, fixture_inputs, fixture_manifest, verified};
 pub use measure::run_measured;

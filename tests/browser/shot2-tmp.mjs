@@ -1,0 +1,11 @@
+import { launch } from "./launch.mjs";
+const [url, sel, out, w, scheme] = process.argv.slice(2);
+const b = await launch();
+const p = await b.newPage();
+await p.setViewport({ width: +w, height: 900, deviceScaleFactor: 1 });
+await p.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme || "light" }]);
+await p.goto(url, { waitUntil: "load" });
+await p.addStyleTag({ content: "*{content-visibility:visible!important}" });
+const el = await p.$(sel);
+await el.screenshot({ path: out });
+await b.close();
