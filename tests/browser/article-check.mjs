@@ -8,8 +8,8 @@
 // every chart line whose box crosses a label's box, console messages and network requests. Then,
 // per page, print (the PDF and the print styles) and Lighthouse's four categories (mobile, its
 // default simulated throttling) with the page served over HTTP, gzipped as web hosts serve it;
-// last, the standalone SVGs' label contrast, light and dark. It saves the phone and desktop
-// screenshots, the first screen at every width and the printed PDFs.
+// last, the standalone SVGs' label contrast, light and dark. It saves the first page's phone and
+// desktop screenshots, every page's first screen at every width and the printed PDFs.
 //
 // Usage: node article-check.mjs <folder for screenshots and PDFs> <page.html>[:<width>,...] ...
 //   (without widths, a page is checked at every width above)
@@ -148,10 +148,11 @@ try {
             page_height: document.documentElement.scrollHeight,
           };
         });
-        // The whole page on the phone and the desktop, each part as a reader who scrolls to it
-        // sees it (what lies below the first screen is laid out only when scrolled near).
+        // The whole of the first page on the phone and the desktop, each part as a reader who
+        // scrolls to it sees it (what lies below the first screen is laid out only when
+        // scrolled near). The other pages, long tables, keep their first screen only.
         let shot = null;
-        if (width === 390 || width === 1280) {
+        if (target === pages[0] && (width === 390 || width === 1280)) {
           shot = path.join(outDir, `${target.name}-${width}-${scheme}.png`);
           const style = await page.addStyleTag({ content: "*{content-visibility:visible!important}" });
           await page.screenshot({ path: shot, fullPage: true });
@@ -168,19 +169,26 @@ try {
           const overflowing = [];
           // Inside a visually hidden container (clip:rect(...) 1px boxes: table heads read by
           // screen readers, .sr-only captions), nothing is on screen.
+          // Both walk up the tree; each element's answer is kept, so a page of thousands of
+          // table cells is walked once.
+          const clippedOf = new Map();
           const clipped = (el) => {
-            for (let a = el; a; a = a.parentElement) {
-              const cs = getComputedStyle(a);
-              if (cs.clip !== "auto" && cs.position === "absolute") return true;
-            }
-            return false;
+            if (!el) return false;
+            if (clippedOf.has(el)) return clippedOf.get(el);
+            const cs = getComputedStyle(el);
+            const answer = (cs.clip !== "auto" && cs.position === "absolute") || clipped(el.parentElement);
+            clippedOf.set(el, answer);
+            return answer;
           };
           // A region that scrolls sideways by design holds what is wider than the page.
+          const scrollerOf = new Map();
           const scroller = (el) => {
-            for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-              if (["auto", "scroll"].includes(getComputedStyle(a).overflowX)) return a;
-            }
-            return null;
+            const a = el.parentElement;
+            if (!a || a === document.body) return null;
+            if (scrollerOf.has(a)) return scrollerOf.get(a);
+            const answer = ["auto", "scroll"].includes(getComputedStyle(a).overflowX) ? a : scroller(a);
+            scrollerOf.set(a, answer);
+            return answer;
           };
           const regions = [];
           for (const el of document.querySelectorAll("body *")) {
