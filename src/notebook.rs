@@ -83,6 +83,14 @@ pub fn script(notebook: &str) -> Result<Vec<u8>> {
     if code.is_empty() {
         return Err(err("the notebook has no code cell".into()));
     }
+    // python3 refuses a script holding a NUL byte ("source code cannot contain null bytes"), so
+    // the published analysis.py would not run.
+    if let Some(i) = code.iter().position(|c| c.contains('\0')) {
+        return Err(err(format!(
+            "code cell {} holds a NUL character (\\u0000), which python3 refuses in a script: analysis.py would not run",
+            i + 1
+        )));
+    }
     let header = ScriptHeader {
         major: MIN_PYTHON.0,
         minor: MIN_PYTHON.1,
@@ -122,5 +130,10 @@ mod tests {
         assert!(!s.contains("Title"));
         assert!(script(r#"{"nbformat": 3, "cells": []}"#).is_err());
         assert!(script(r#"{"nbformat": 4, "cells": []}"#).is_err());
+        let nul = r#"{"nbformat": 4, "cells": [{"cell_type": "code", "source": "x = 1"}, {"cell_type": "code", "source": "y = '\u0000'"}]}"#;
+        assert_eq!(
+            script(nul).unwrap_err().to_string(),
+            "content/analysis.ipynb: code cell 2 holds a NUL character (\\u0000), which python3 refuses in a script: analysis.py would not run"
+        );
     }
 }

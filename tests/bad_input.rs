@@ -1053,6 +1053,18 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.tmp.join("odd.zip"), support::zip_with_modes(&files)).unwrap();
             verify("odd.zip")
         }
+        forgery
+            if support::forgeries()
+                .iter()
+                .any(|(name, _)| *name == forgery) =>
+        {
+            let (_, zip) = support::forgeries()
+                .into_iter()
+                .find(|(name, _)| *name == forgery)
+                .unwrap();
+            std::fs::write(s.tmp.join("forged.zip"), zip).unwrap();
+            verify("forged.zip")
+        }
         other => panic!("docs/bad-input.md lists a case this test cannot make: {other}"),
     }
 }

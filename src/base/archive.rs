@@ -1,8 +1,15 @@
-//! Zip archives. Reading one without trusting it: the raw central directory is parsed first (so
-//! duplicate entry names, which the zip crate merges, are seen), every count and size is checked
-//! against fixed limits before anything is allocated, and each entry is inflated through a cap
-//! that stops at its declared size. Writing one: the timestamp every entry is stamped with,
-//! refused rather than changed when a zip cannot store it.
+//! Zip archives. Reading one without trusting it, as strictly as the strictest reader: the raw
+//! central directory is parsed first (so duplicate entry names, which the zip crate merges, are
+//! seen), every count and size is checked against fixed limits before anything is allocated,
+//! every local header must repeat its central record (name, version, flags, method, time, CRC-32,
+//! sizes, no extra field), and the entries must tile the file from its first byte to the central
+//! directory, which must end where its end record starts: a streaming reader, which reads the
+//! local headers in order, and a reader of the central directory then see the same files. What
+//! the build never writes (encryption, data descriptors, extra fields, versions past deflate's 2.0,
+//! methods other than stored and deflate) is refused, as are names that one platform would
+//! unpack onto one another. Each entry is inflated through a cap that stops at its declared size.
+//! Writing one: the timestamp every entry is stamped with, refused rather than changed when a zip
+//! cannot store it.
 
 use std::io::Read;
 
@@ -49,6 +56,96 @@ pub struct RawEntry {
     pub local_offset: u64,
 }
 
+/// What a central record declares that its local header must repeat, byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Declared<'a> {
+    version_needed: u16,
+    flags: u16,
+    method: u16,
+    time: u16,
+    date: u16,
+    crc32: u32,
+    compressed_size: u32,
+    size: u32,
+    name: &'a [u8],
+    extra: &'a [u8],
+}
+
+impl<'a> Declared<'a> {
+    /// The fields at their offsets in a central record (`at` 6) or a local header (`at` 4),
+    /// with the name and extra field that follow.
+    fn read(header: &[u8], at: usize, name: &'a [u8], extra: &'a [u8]) -> Self {
+        Declared {
+            version_needed: le16(header, at),
+            flags: le16(header, at + 2),
+            method: le16(header, at + 4),
+            time: le16(header, at + 6),
+            date: le16(header, at + 8),
+            crc32: le32(header, at + 10),
+            compressed_size: le32(header, at + 14),
+            size: le32(header, at + 18),
+            name,
+            extra,
+        }
+    }
+}
+
+/// The version a reader needs for deflate: what every entry the build writes declares.
+const DEFLATE_VERSION: u16 = 20;
+
+/// General-purpose flags the build may set: the deflate options (bits 1 and 2) and UTF-8 names
+/// (bit 11). Encryption (bit 0), data descriptors (bit 3), strong encryption (bit 6) and masked
+/// headers (bit 13) are never written.
+const ALLOWED_FLAGS: u16 = 0b0000_1000_0000_0110;
+
+/// Why the central record `d` of `name` declares what the build never writes, if it does.
+fn unwritten(name: &str, d: &Declared<'_>) -> Option<String> {
+    let shown = || quoted(name, 200);
+    if d.flags & 1 != 0 || d.flags & (1 << 6) != 0 {
+        return Some(format!(
+            "entry {} is encrypted; the build never encrypts",
+            shown()
+        ));
+    }
+    if d.flags & (1 << 3) != 0 {
+        return Some(format!(
+            "entry {} keeps its sizes in a data descriptor after its data; the build writes them in its header",
+            shown()
+        ));
+    }
+    if d.flags & !ALLOWED_FLAGS != 0 {
+        return Some(format!(
+            "entry {} sets general-purpose flags {:#06x}, which the build never sets",
+            shown(),
+            d.flags
+        ));
+    }
+    if d.version_needed > DEFLATE_VERSION {
+        return Some(format!(
+            "entry {} needs zip version {}.{} to extract; the build writes {}.{} (deflate)",
+            shown(),
+            d.version_needed / 10,
+            d.version_needed % 10,
+            DEFLATE_VERSION / 10,
+            DEFLATE_VERSION % 10
+        ));
+    }
+    if !d.extra.is_empty() {
+        let mut ids = Vec::new();
+        let mut p = 0;
+        while p + 4 <= d.extra.len() && ids.len() < 5 {
+            ids.push(format!("{:#06x}", le16(d.extra, p)));
+            p += 4 + le16(d.extra, p + 2) as usize;
+        }
+        return Some(format!(
+            "entry {} carries extra fields ({}); the build writes none, and readers differ on what some mean (0x7075 renames an entry for some readers only)",
+            shown(),
+            if ids.is_empty() { "unreadable".to_string() } else { ids.join(", ") }
+        ));
+    }
+    None
+}
+
 /// Unix file-type bits of an entry's external attributes, as `unzip` reads them.
 const S_IFMT: u32 = 0o170_000;
 const S_IFREG: u32 = 0o100_000;
@@ -69,7 +166,8 @@ fn file_type_name(mode: u32) -> &'static str {
 /// The central directory of an archive, checked against `limits`: every name is UTF-8, safe,
 /// unique and within the limits, and the declared sizes fit them. Any problem is one line.
 pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>, Vec<String>> {
-    let (count, cd_offset, cd_size) = end_of_central_directory(bytes).map_err(|e| vec![e])?;
+    let end = end_of_central_directory(bytes).map_err(|e| vec![e])?;
+    let (count, cd_offset, cd_size) = (end.entries, end.dir_offset, end.dir_size);
     let cd_end = cd_offset
         .checked_add(cd_size)
         .filter(|&end| end <= bytes.len() as u64)
@@ -87,6 +185,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
     }
     let cd = &bytes[cd_offset as usize..cd_end as usize];
     let mut entries = Vec::with_capacity(count as usize);
+    let mut declared = Vec::with_capacity(count as usize);
     let mut problems = Vec::new();
     let mut names = std::collections::HashSet::with_capacity(count.min(1 << 16) as usize);
     let mut collisions = Collisions::default();
@@ -124,6 +223,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
                 "entry {i}: extra field runs past the central directory"
             )]);
         };
+        let record = Declared::read(header, 6, name, extra);
         if size == 0xFFFF_FFFF || compressed_size == 0xFFFF_FFFF {
             let (s, c) = zip64_sizes(extra, size, compressed_size)
                 .ok_or_else(|| vec![format!("entry {i}: missing or short zip64 extra field")])?;
@@ -162,12 +262,8 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
                 file_type_name(mode)
             ));
         }
-        if method != 0 && method != 8 {
-            problems.push(format!(
-                "entry {:?}: compression method {method} (only stored and deflate are used)",
-                shown()
-            ));
-        }
+        // One problem per entry's header: its size first (a zip64 size also needs zip 4.5),
+        // then its method, then what else the build never writes.
         if size > limits.max_entry_bytes {
             problems.push(format!(
                 "entry {:?} declares {size} bytes; at most {} are accepted",
@@ -175,8 +271,16 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
                 limits.max_entry_bytes
             ));
             oversized = true;
+        } else if method != 0 && method != 8 {
+            problems.push(format!(
+                "entry {:?}: compression method {method} (only stored and deflate are used)",
+                shown()
+            ));
+        } else if let Some(why) = unwritten(name, &record) {
+            problems.push(why);
         }
         total = total.saturating_add(size);
+        declared.push(record);
         entries.push(RawEntry {
             name: name.to_string(),
             method,
@@ -194,7 +298,14 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         ));
     }
     if problems.is_empty() {
-        problems.extend(overlap(bytes, &entries, cd_offset));
+        problems.extend(tiling(
+            bytes,
+            &entries,
+            &declared,
+            cd_offset,
+            cd_end,
+            end.records_at,
+        ));
     }
     if problems.is_empty() {
         Ok(entries)
@@ -203,13 +314,27 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
     }
 }
 
-/// Names that unpack to one file where file names ignore case (macOS, Windows) or normalise
-/// Unicode (macOS): `src/lib.rs` beside `src/LIB.rs`, or `é` written composed (NFC) beside
-/// `e` + U+0301 (NFD). Each such pair is one problem.
+/// Names that unpack to one file where file names ignore case (macOS, Windows), normalise
+/// Unicode (macOS) or drop a name's trailing dots and spaces (Windows): `src/lib.rs` beside
+/// `src/LIB.rs` or `src/lib.rs.`, or `é` written composed (NFC) beside `e` + U+0301 (NFD); and a
+/// file whose name is also a folder of other entries (`a` beside `a/b`), which no file system
+/// can unpack. Each such pair is one problem.
 #[derive(Default)]
 struct Collisions<'a> {
     folded: std::collections::HashMap<String, &'a str>,
     normalised: std::collections::HashMap<String, &'a str>,
+    /// Every folder some entry lies in, folded, with the first such entry.
+    folders: std::collections::HashMap<String, &'a str>,
+}
+
+/// A name as the most folding platform sees it: lower case, each part without its trailing
+/// dots and spaces.
+fn fold(nfc: &str) -> String {
+    nfc.to_lowercase()
+        .split('/')
+        .map(|part| part.trim_end_matches(['.', ' ']))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 impl<'a> Collisions<'a> {
@@ -226,10 +351,44 @@ impl<'a> Collisions<'a> {
             ));
             return;
         }
-        let folded = nfc.to_lowercase();
-        if let Some(first) = self.folded.insert(folded, name) {
+        let folded = fold(&nfc);
+        if let Some(first) = self.folders.get(&folded) {
             problems.push(format!(
-                "entries {} and {} differ only in case; unpacked on macOS or Windows one would overwrite the other",
+                "entry {} is a file, but entry {} lies inside a folder of that name; no file system can unpack both",
+                quote(name),
+                quote(first)
+            ));
+            return;
+        }
+        let mut at = 0;
+        while let Some(slash) = folded[at..].find('/') {
+            let folder = &folded[..at + slash];
+            if let Some(file) = self.folded.get(folder) {
+                problems.push(format!(
+                    "entry {} is a file, but entry {} lies inside a folder of that name; no file system can unpack both",
+                    quote(file),
+                    quote(name)
+                ));
+                return;
+            }
+            self.folders.entry(folder.to_string()).or_insert(name);
+            at += slash + 1;
+        }
+        if let Some(first) = self.folded.insert(folded, name) {
+            let trimmed = |n: &str| {
+                n.split('/')
+                    .map(|part| part.trim_end_matches(['.', ' ']).to_string())
+                    .collect::<Vec<_>>()
+            };
+            let how = if first.to_lowercase() == name.to_lowercase() {
+                "differ only in case; unpacked on macOS or Windows one would overwrite the other"
+            } else if trimmed(first) == trimmed(name) {
+                "differ only in trailing dots or spaces, which Windows drops; unpacked there one would overwrite the other"
+            } else {
+                "differ only in case and in trailing dots or spaces; unpacked on Windows one would overwrite the other"
+            };
+            problems.push(format!(
+                "entries {} and {} {how}",
                 quote(first),
                 quote(name)
             ));
@@ -237,13 +396,28 @@ impl<'a> Collisions<'a> {
     }
 }
 
-/// Entries whose local data share bytes (a zip bomb's trick: thousands of entries inflating one
-/// stream), or that run into the central directory: one problem naming the first pair and the
-/// count. Each entry's data must lie between its own local header and the next one.
-fn overlap(bytes: &[u8], entries: &[RawEntry], cd_offset: u64) -> Option<String> {
+/// The local headers against their central records, and the layout of the file: each local
+/// header must repeat its record ([`Declared`]); the entries, in the order of their offsets, must
+/// start at byte 0 and follow one another with no overlap (a zip bomb's trick: thousands of
+/// entries inflating one stream) and no gap (a prefix such as a shell script, or an orphan entry
+/// that only a streaming reader would see); the last must end where the central directory
+/// starts, and the central directory where its end record does. One problem: an overlap first,
+/// then a disagreeing header, then a gap.
+fn tiling(
+    bytes: &[u8],
+    entries: &[RawEntry],
+    declared: &[Declared<'_>],
+    cd_offset: u64,
+    cd_end: u64,
+    records_at: u64,
+) -> Option<String> {
     let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(entries.len());
-    for (i, e) in entries.iter().enumerate() {
+    // The first local header that disagrees with its record, told after any overlap (the
+    // overlapping entries of a zip bomb share one local header, which names only the first).
+    let mut disagreement = None;
+    for (i, (e, central)) in entries.iter().zip(declared).enumerate() {
         let at = e.local_offset;
+        let shown = || quoted(&e.name, 200);
         let header = usize::try_from(at)
             .ok()
             .and_then(|a| bytes.get(a..a.checked_add(30)?))
@@ -251,13 +425,41 @@ fn overlap(bytes: &[u8], entries: &[RawEntry], cd_offset: u64) -> Option<String>
         let Some(header) = header else {
             return Some(format!(
                 "entry {}: no local header at its offset {at}",
-                quoted(&e.name, 200)
+                shown()
             ));
         };
+        let (name_len, extra_len) = (le16(header, 26) as usize, le16(header, 28) as usize);
+        let name_at = at as usize + 30;
+        let local_name = bytes.get(name_at..name_at + name_len).unwrap_or_default();
+        let local_extra = bytes
+            .get(name_at + name_len..name_at + name_len + extra_len)
+            .unwrap_or_default();
+        let local = Declared::read(header, 4, local_name, local_extra);
+        if local != *central && disagreement.is_none() {
+            let what = if local.name != central.name {
+                format!(
+                    "names it {}",
+                    quoted(&String::from_utf8_lossy(local.name), 200)
+                )
+            } else if local.crc32 != central.crc32 {
+                "gives another CRC-32 than the central directory".to_string()
+            } else if (local.compressed_size, local.size) != (central.compressed_size, central.size)
+            {
+                "gives other sizes than the central directory".to_string()
+            } else if local.extra != central.extra {
+                "carries other extra fields than the central directory".to_string()
+            } else {
+                "gives another version, flags, method or time than the central directory"
+                    .to_string()
+            };
+            disagreement = Some(format!(
+                "entry {}: its local header {what}; readers that follow local headers and readers that follow the central directory would unpack different files",
+                shown()
+            ));
+        }
         let end = at
             .saturating_add(30)
-            .saturating_add(u64::from(le16(header, 26)))
-            .saturating_add(u64::from(le16(header, 28)))
+            .saturating_add((name_len + extra_len) as u64)
             .saturating_add(e.compressed_size);
         spans.push((at, end, i));
     }
@@ -286,6 +488,50 @@ fn overlap(bytes: &[u8], entries: &[RawEntry], cd_offset: u64) -> Option<String>
             "entry {}: its data run to byte {end}, into the central directory at {cd_offset}",
             quoted(&entries[i].name, 200)
         ));
+    }
+    if disagreement.is_some() {
+        return disagreement;
+    }
+    let unclaimed = |from: u64, to: u64, place: String| {
+        Some(format!(
+            "bytes {from} to {} ({} bytes), {place}, belong to no entry; a reader that walks the file from its start would read them as something else",
+            to - 1,
+            to - from
+        ))
+    };
+    match spans.first() {
+        None if cd_offset > 0 => {
+            return unclaimed(0, cd_offset, "before the central directory".into())
+        }
+        Some(&(start, _, i)) if start > 0 => {
+            return unclaimed(
+                0,
+                start,
+                format!("before the first entry {}", quoted(&entries[i].name, 200)),
+            )
+        }
+        _ => {}
+    }
+    for w in spans.windows(2) {
+        if w[1].0 > w[0].1 {
+            return unclaimed(
+                w[0].1,
+                w[1].0,
+                format!(
+                    "between entries {} and {}",
+                    quoted(&entries[w[0].2].name, 200),
+                    quoted(&entries[w[1].2].name, 200)
+                ),
+            );
+        }
+    }
+    if let Some(&(_, end, _)) = spans.last() {
+        if end < cd_offset {
+            return unclaimed(end, cd_offset, "after the last entry".into());
+        }
+    }
+    if cd_end < records_at {
+        return unclaimed(cd_end, records_at, "after the central directory".into());
     }
     None
 }
@@ -402,7 +648,8 @@ pub struct ZipTail {
 
 /// The [`ZipTail`] of the zip `bytes`.
 pub fn tail(bytes: &[u8]) -> Result<ZipTail, String> {
-    let (entries, dir_start, _) = end_of_central_directory(bytes)?;
+    let end = end_of_central_directory(bytes)?;
+    let (entries, dir_start) = (end.entries, end.dir_offset);
     match usize::try_from(dir_start) {
         Ok(dir_start) if dir_start <= bytes.len() => Ok(ZipTail { entries, dir_start }),
         _ => Err("its central directory starts past its end".into()),
@@ -525,9 +772,17 @@ fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(x)
 }
 
-/// (entry count, central directory offset, central directory size), from the end-of-central-
-/// directory record (and its zip64 form where the classic fields overflow).
-fn end_of_central_directory(bytes: &[u8]) -> Result<(u64, u64, u64), String> {
+/// What the end-of-central-directory record (and its zip64 form where the classic fields
+/// overflow) declares, and where those records start.
+struct EndRecord {
+    entries: u64,
+    dir_offset: u64,
+    dir_size: u64,
+    /// Where the end records start: the central directory must end there.
+    records_at: u64,
+}
+
+fn end_of_central_directory(bytes: &[u8]) -> Result<EndRecord, String> {
     const EOCD: usize = 22;
     if bytes.len() < EOCD {
         return Err("not a zip: too short".into());
@@ -552,7 +807,12 @@ fn end_of_central_directory(bytes: &[u8]) -> Result<(u64, u64, u64), String> {
         if u64::from(le16(e, 8)) != count {
             return Err("entry counts of the end record disagree".into());
         }
-        return Ok((count, offset, size));
+        return Ok(EndRecord {
+            entries: count,
+            dir_offset: offset,
+            dir_size: size,
+            records_at: at as u64,
+        });
     }
     // zip64: a locator just before the classic record points at the zip64 record.
     let loc = at
@@ -566,11 +826,12 @@ fn end_of_central_directory(bytes: &[u8]) -> Result<(u64, u64, u64), String> {
     if le32(bytes, z) != 0x0606_4b50 {
         return Err("bad zip64 end record signature".into());
     }
-    Ok((
-        le64(bytes, z + 32),
-        le64(bytes, z + 48),
-        le64(bytes, z + 40),
-    ))
+    Ok(EndRecord {
+        entries: le64(bytes, z + 32),
+        dir_offset: le64(bytes, z + 48),
+        dir_size: le64(bytes, z + 40),
+        records_at: z as u64,
+    })
 }
 
 /// Sizes from a zip64 extended-information extra field: uncompressed then compressed, each

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// Any failure of a pipeline stage.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", crate::base::text::path(path))]
     Io {
         path: PathBuf,
         #[source]
@@ -15,6 +15,9 @@ pub enum Error {
     },
     #[error("{file}: {message}")]
     Manifest { file: String, message: String },
+    /// Standard output could not be written (full, or closed by its reader).
+    #[error("standard output: {0}")]
+    Stdout(std::io::Error),
     #[error("{file}: input `{name}` {what} mismatch: expected {expected}, got {actual}")]
     Mismatch {
         file: String,

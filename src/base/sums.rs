@@ -39,7 +39,7 @@ pub fn parse_sums(
     text: &str,
 ) -> std::result::Result<Vec<(String, HexDigest)>, Vec<String>> {
     let mut listed = Vec::new();
-    let mut problems = Vec::new();
+    let mut problems = crate::base::problems::Problems::default();
     let mut seen = std::collections::HashSet::new();
     if text.is_empty() {
         return Err(vec![format!("{file}: empty: it lists no file")]);
@@ -80,7 +80,7 @@ pub fn parse_sums(
     if problems.is_empty() {
         Ok(listed)
     } else {
-        Err(problems)
+        Err(problems.into_lines())
     }
 }
 

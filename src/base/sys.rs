@@ -1,7 +1,7 @@
 //! The operating system's calls the standard library does not wrap: whether a process lives, an
 //! atomic exchange of two paths, opening a lock file without blocking, file identities and mount
 //! points, and (for the preview) catching Ctrl-C and telling an exhausted accept apart. Each has
-//! a fallback where the platform lacks the call.
+//! a fallback where the platform lacks the call. A file-size signal is turned into an error.
 
 use std::fs;
 use std::io;
@@ -82,6 +82,87 @@ pub fn open_lock_file(path: &Path) -> io::Result<fs::File> {
     options.open(path)
 }
 
+/// Makes the folder `path`, which must not exist, readable only by its owner (0700 on Unix):
+/// nothing can be planted in it while the build writes there.
+pub fn create_private_dir(path: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(path)
+}
+
+/// Writes `bytes` into a new file at `path`: an existing file or a link there is an error
+/// (`O_EXCL`, and `O_NOFOLLOW` on Unix), so nothing but the new file is ever written. The file
+/// is then made readable by all (0644 on Unix), whatever the umask.
+pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(fs::Permissions::from_mode(0o644))?;
+    }
+    Ok(())
+}
+
+/// Sets the mode of the folder or file at `path` (on Unix; elsewhere nothing).
+pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, mode);
+        Ok(())
+    }
+}
+
+/// How many names the file of `meta` has (hard links; 1 elsewhere than Unix).
+pub fn link_count(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
+    }
+}
+
+/// Removes the folder `dir`, one of this tool's own leftovers; where a folder inside was made
+/// read-only (by a user, or a tool that copied modes), it is made writable by its owner first,
+/// so that a leftover never blocks later builds. Links are removed, never followed.
+pub fn remove_own_tree(dir: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(dir) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+                if entry.file_type().is_dir() {
+                    set_mode(entry.path(), 0o700)?;
+                }
+            }
+            fs::remove_dir_all(dir)
+        }
+        other => other,
+    }
+}
+
 /// True when the folder `dir` is a mount point: its device differs from its parent's.
 pub fn is_mount_point(dir: &Path, parent: &Path) -> bool {
     #[cfg(unix)]
@@ -122,6 +203,17 @@ static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 #[cfg(all(unix, feature = "serve"))]
 extern "C" fn on_interrupt(_: libc::c_int) {
     INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// From now on a write past the file-size limit (`ulimit -f`) fails with `EFBIG`, which the
+/// caller reports as the I/O error it is, instead of raising SIGXFSZ, whose default kills the
+/// process without a word (on Unix; elsewhere there is no such signal).
+pub fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: ignoring a signal installs no handler and touches no memory of ours.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
 }
 
 /// From now on, Ctrl-C and SIGTERM only set [`interrupted`] (on Unix).

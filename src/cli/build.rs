@@ -5,6 +5,7 @@ use scenario_ratios::base::text::path;
 use scenario_ratios::inputs::Origin;
 use scenario_ratios::pipeline::{self, BuildReport};
 use scenario_ratios::signature::Outcome;
+use scenario_ratios::{note, out, Error};
 
 use super::BuildArgs;
 
@@ -14,21 +15,21 @@ pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
     let report = pipeline::build(&args.options()?)?;
     if timings {
         for (stage, d) in &report.timings {
-            eprintln!("{:>8.2} ms  {stage}", d.as_secs_f64() * 1e3);
+            note!("{:>8.2} ms  {stage}", d.as_secs_f64() * 1e3);
         }
     }
     let c = &report.analysis.counts;
-    eprintln!("{}", input_summary(&report));
+    note!("{}", input_summary(&report));
     match &report.signature {
-        Outcome::Signed(id) => eprintln!("SHA256SUMS signed by key {id} (SHA256SUMS.minisig)"),
-        Outcome::Unsigned { declared: None } => eprintln!(
+        Outcome::Signed(id) => note!("SHA256SUMS signed by key {id} (SHA256SUMS.minisig)"),
+        Outcome::Unsigned { declared: None } => note!(
             "note: SHA256SUMS is not signed (to sign it, set {KEY_VAR} to a minisign secret key file; see README)"
         ),
-        Outcome::Unsigned { declared: Some(id) } => eprintln!(
+        Outcome::Unsigned { declared: Some(id) } => note!(
             "note: SHA256SUMS is not signed: {KEY_VAR} is not set, and content/article.json declares key {id}, so `verify` refuses this folder until it is signed"
         ),
     }
-    println!(
+    out!(
         "{} rows, {} eligible, {} pairs, {} unmatched; wrote {} files to {}",
         c.rows,
         c.eligible,
@@ -36,8 +37,8 @@ pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
         c.unmatched,
         report.files,
         path(&report.out)
-    );
-    Ok(())
+    )
+    .map_err(Error::Stdout)
 }
 
 /// One line: how many inputs were verified, and where they came from.

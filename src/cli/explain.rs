@@ -1,7 +1,7 @@
 //! `scenario-ratios explain`: acquires the inputs, computes, and prints the scope walk-through
 //! and the matching outcome, writing nothing.
 
-use scenario_ratios::{pipeline, walkthrough};
+use scenario_ratios::{out, pipeline, walkthrough, Error};
 
 use super::InputArgs;
 
@@ -15,10 +15,5 @@ pub fn run(args: InputArgs) -> scenario_ratios::Result<()> {
         &computed.project.manifest,
     )?;
     // A terminal's prompt starts on a line of its own.
-    if text.ends_with('\n') {
-        print!("{text}");
-    } else {
-        println!("{text}");
-    }
-    Ok(())
+    out!("{}", text.strip_suffix('\n').unwrap_or(&text)).map_err(Error::Stdout)
 }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use scenario_ratios::base::console;
 use scenario_ratios::base::text::escaped;
 use scenario_ratios::inputs::AcquireOptions;
 use scenario_ratios::pipeline::BuildOptions;
@@ -192,7 +193,7 @@ impl BuildArgs {
     pub fn options(self) -> scenario_ratios::Result<BuildOptions> {
         if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
             if self.source_date_epoch.is_none() {
-                eprintln!(
+                scenario_ratios::note!(
                     "note: SOURCE_DATE_EPOCH={} in the environment is ignored: the bundle's timestamp comes from data/inputs.json (source_date), or from --source-date-epoch",
                     escaped(&v.to_string_lossy())
                 );
@@ -242,20 +243,39 @@ fn given_before(matches: &ArgMatches) -> Option<String> {
         .map(|id| format!("--{}", id.as_str().replace('_', "-")))
 }
 
+/// Prints clap's help, version or usage error and exits with its status, as clap's own `exit`
+/// does, except that a help text lost on a full standard output (`> /dev/full`) is one line on
+/// standard error and status 1; a reader that stopped reading (`| head`) is no failure.
+fn exit_with(e: clap::Error) -> ! {
+    match e.print() {
+        Err(io) if !console::is_closed_pipe(&io) => {
+            let stream = if e.use_stderr() {
+                "standard error"
+            } else {
+                "standard output"
+            };
+            scenario_ratios::note!("error: {stream}: {io}");
+            std::process::exit(1)
+        }
+        _ => std::process::exit(e.exit_code()),
+    }
+}
+
 /// The command the command line names (`build` when it names none), with the build options given
 /// before it merged into its own; a non-build command given build options before it is refused
 /// (clap prints the error and exits).
 pub fn parse() -> Command {
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let matches = Cli::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| exit_with(e));
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit_with(e));
     let before = cli.build;
     let refuse = |option: String, name: &str, of: &str| -> ! {
-        Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                format!("{option} is an option of {of}, not of {name}"),
-            )
-            .exit()
+        let e = Cli::command().error(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("{option} is an option of {of}, not of {name}"),
+        );
+        exit_with(e)
     };
     match cli.command {
         None => Command::Build(before),

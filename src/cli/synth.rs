@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use scenario_ratios::inputs::AcquireOptions;
+use scenario_ratios::out;
 use scenario_ratios::project::{self, Project};
 
 /// Writes `rows` synthetic rows made from `seed` into `out`, for the project at `root` (found
@@ -21,12 +22,12 @@ pub fn run(
     let project = Project::load(&root)?;
     let acquire = AcquireOptions::for_project(&root);
     let manifest = scenario_ratios::synth::write(out, rows, seed, &project, &acquire)?;
-    println!(
+    out!(
         "wrote {rows} rows to {}; analyse with: scenario-ratios explain --manifest {} --mirror {} --cache {} --offline",
         out.display(),
         manifest.display(),
         out.display(),
         out.join("cache").display()
-    );
-    Ok(())
+    )
+    .map_err(scenario_ratios::Error::Stdout)
 }

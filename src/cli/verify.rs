@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use scenario_ratios::base::minisign::PublicKey;
 use scenario_ratios::base::text::{escaped, path as shown};
-use scenario_ratios::{project, Error};
+use scenario_ratios::{note, out, project, Error};
 
 /// Verifies `path`, else the project's `dist/` when run inside the project; a folder's
 /// signature against `public_key` when given.
@@ -33,25 +33,28 @@ pub fn run(path: Option<PathBuf>, public_key: Option<String>) -> scenario_ratios
 fn verify(path: &Path, key: Option<&PublicKey>) -> scenario_ratios::Result<()> {
     let report = scenario_ratios::verify::verify_path(path, key);
     if report.problems.is_empty() {
-        println!(
+        out!(
             "{}: {} items verified, no problem",
             shown(path),
             report.checked
-        );
+        )
+        .map_err(Error::Stdout)?;
         if let Some(line) = &report.signature {
-            println!("{}", escaped(line));
+            out!("{}", escaped(line)).map_err(Error::Stdout)?;
         }
         return Ok(());
     }
     // One problem is the error line itself; several are listed, then counted.
-    if let [one] = report.problems.as_slice() {
-        return Err(Error::Verify(one.clone()));
+    let count = report.problems.total();
+    let mut lines = report.problems.into_lines();
+    if count == 1 {
+        return Err(Error::Verify(lines.remove(0)));
     }
-    for p in &report.problems {
-        eprintln!("error: {}", escaped(p));
+    for p in &lines {
+        note!("error: {}", escaped(p));
     }
     Err(Error::VerifyProblems {
-        path: path.display().to_string(),
-        count: report.problems.len(),
+        path: shown(path),
+        count,
     })
 }

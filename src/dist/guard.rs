@@ -46,19 +46,39 @@ impl OutputDir {
         };
         let name = resolved
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
             .ok_or_else(|| refuse("has no folder name".into()))?;
+        // The lock file, the temporary folder and the journal are named after the folder; a name
+        // that is not UTF-8 would be written as another name, so it is refused instead.
+        let name = name
+            .to_str()
+            .ok_or_else(|| {
+                refuse(
+                    "its name is not valid UTF-8; the build names its lock file and temporary folder after it, so give a UTF-8 --out".into(),
+                )
+            })?
+            .to_string();
         if name.len() > MAX_NAME_BYTES {
             return Err(refuse(format!(
                 "its name is {} bytes long; at most {MAX_NAME_BYTES} are accepted, since the build keeps a lock file .<name>.lock and a folder <name>.tmp-<number> beside it, and a file system takes names of at most 255 bytes (give a shorter --out)",
                 name.len()
             )));
         }
-        if !parent.is_dir() {
-            return Err(Error::Output {
-                path: shown_path(&parent),
-                message: "is not an existing folder; cannot write the output inside it".into(),
-            });
+        // A parent that cannot be read (a path beyond PATH_MAX, no permission) is the I/O error
+        // it is; only one that is missing or not a folder is said to be so.
+        match fs::metadata(&parent) {
+            Ok(m) if m.is_dir() => {}
+            Err(e)
+                if e.kind() != io::ErrorKind::NotFound
+                    && e.kind() != io::ErrorKind::NotADirectory =>
+            {
+                return Err(Error::io(&parent, e))
+            }
+            _ => {
+                return Err(Error::Output {
+                    path: shown_path(&parent),
+                    message: "is not an existing folder; cannot write the output inside it".into(),
+                })
+            }
         }
         let parent = fs::canonicalize(&parent).map_err(|e| Error::io(&parent, e))?;
         let target = parent.join(&name);

@@ -24,6 +24,7 @@ use crate::base::error::{Error, Result};
 use crate::base::layout::{self, relative, OutputFile};
 pub use crate::base::ownership::{marker_text, MARKER};
 use crate::base::ownership::{Identity, MARKER_NEXT};
+use crate::base::sys;
 pub use guard::OutputDir;
 
 /// A relative, `/`-separated path inside the output folder.
@@ -136,16 +137,33 @@ impl Dist {
     }
 
     /// Writes into the new, empty folder `dir` the marker first, then every file.
+    /// Writes every file into `dir`, a folder this build just made with mode 0700: each file
+    /// and folder is made anew (never opened through a link, never an existing one), then every
+    /// file is made readable by all (0644) and every folder listable (0755), whatever the umask,
+    /// so that a web server can serve the output.
     fn write_into(&self, dir: &Path, identity: &Identity) -> Result<()> {
         let marker = dir.join(MARKER);
         let text = marker_text(Some(identity), self.files.keys().map(String::as_str));
-        fs::write(&marker, text).map_err(|e| Error::io(&marker, e))?;
+        sys::write_new_file(&marker, text.as_bytes()).map_err(|e| Error::io(&marker, e))?;
+        let mut folders = vec![dir.to_path_buf()];
         for (path, (bytes, _)) in &self.files {
             let target = dir.join(path);
-            if let Some(p) = target.parent() {
-                fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+            let mut made = dir.to_path_buf();
+            for part in Path::new(path)
+                .parent()
+                .into_iter()
+                .flat_map(Path::components)
+            {
+                made.push(part);
+                if !folders.contains(&made) {
+                    sys::create_private_dir(&made).map_err(|e| Error::io(&made, e))?;
+                    folders.push(made.clone());
+                }
             }
-            fs::write(&target, bytes).map_err(|e| Error::io(&target, e))?;
+            sys::write_new_file(&target, bytes).map_err(|e| Error::io(&target, e))?;
+        }
+        for folder in folders.iter().rev() {
+            sys::set_mode(folder, 0o755).map_err(|e| Error::io(folder, e))?;
         }
         Ok(())
     }

@@ -32,7 +32,7 @@ impl Dist {
         journal.add(Sibling::New, &name, identity.token());
         let result = journal
             .write(&mut lock)
-            .and_then(|()| fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e)))
+            .and_then(|()| sys::create_private_dir(&tmp).map_err(|e| Error::io(&tmp, e)))
             .and_then(|()| {
                 journal.add(Sibling::Made, &name, identity.token());
                 journal.write(&mut lock)
@@ -169,7 +169,7 @@ impl OutputDir {
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
-                eprintln!(
+                crate::note!(
                     "note: waiting for another build of {} to finish (lock {})",
                     shown_path(&self.given),
                     shown_path(&path)
@@ -232,7 +232,7 @@ impl OutputDir {
             if let Some(i) = found.iter().position(|(k, _)| *k == Sibling::Old) {
                 let (_, previous) = found.remove(i);
                 fs::rename(&previous, &out).map_err(|e| Error::io(&previous, e))?;
-                eprintln!(
+                crate::note!(
                     "note: restored the previous output {} from {} (an earlier build was interrupted)",
                     shown_path(&self.given),
                     shown_path(&previous)
@@ -240,7 +240,7 @@ impl OutputDir {
             }
         }
         for (_, path) in found {
-            fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+            sys::remove_own_tree(&path).map_err(|e| Error::io(&path, e))?;
         }
         Journal::default().write(lock)
     }
@@ -297,8 +297,17 @@ fn open_lock(path: &Path) -> Result<fs::File> {
         }
         Err(e) => return Err(lock_error(path, e)),
     };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
         return Err(not_a_file());
+    }
+    // A hard link shares its bytes with another file, which the journal would overwrite.
+    let links = sys::link_count(&meta);
+    if links > 1 {
+        return Err(Error::Refused {
+            path: path.to_path_buf(),
+            message: format!("is where the output's lock file goes, but it is a hard link to another file ({links} names for one file), whose bytes the build's journal would overwrite; remove this name, and the next build makes the lock file anew"),
+        });
     }
     Ok(file)
 }
@@ -323,8 +332,8 @@ fn lock_error(path: &Path, e: io::Error) -> Error {
 /// Removes the previous output after a swap; a failure only leaves a leftover that the next
 /// build removes.
 fn remove_previous(dir: &Path) -> Result<()> {
-    if let Err(e) = fs::remove_dir_all(dir) {
-        eprintln!(
+    if let Err(e) = sys::remove_own_tree(dir) {
+        crate::note!(
             "warning: {}: could not remove the previous output ({e}); the next build will",
             shown_path(dir)
         );

@@ -152,7 +152,7 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
                 marker: CACHE_MARKER,
             });
         }
-        eprintln!(
+        crate::note!(
             "warning: {}; removed the cache entry, acquiring it again",
             crate::base::text::escaped(&e.to_string())
         );

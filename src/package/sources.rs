@@ -1,5 +1,6 @@
 //! The project's own files that the bundle carries (what a rebuild needs): every file under the
-//! source paths but those `.gitignore` names and the scratch files editors and tools leave.
+//! source paths but those `.gitignore` names and the scratch files editors and tools leave. A
+//! `.gitignore` that would leave out a file the build reads or compiles is refused.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,7 +9,7 @@ use walkdir::WalkDir;
 
 use crate::base::error::{Error, Result};
 use crate::base::layout::{is_scratch, SOURCE_PATHS};
-use crate::project::{check_is_project, symlink_refused};
+use crate::project::{check_is_project, symlink_refused, Project};
 
 /// Minimal matcher for the project's `.gitignore`: `*` within a name, a trailing `/` for folders
 /// only, and git's anchoring (a pattern with a `/` at its start or in its middle matches from the
@@ -20,6 +21,8 @@ struct GitIgnore {
 
 /// One line of `.gitignore`.
 struct Pattern {
+    /// The line as written.
+    line: String,
     glob: String,
     dir_only: bool,
     anchored: bool,
@@ -42,6 +45,7 @@ impl GitIgnore {
                 let dir_only = l.ends_with('/');
                 let glob = l.trim_matches('/').to_string();
                 Pattern {
+                    line: l.to_string(),
                     anchored: l.starts_with('/') || glob.contains('/'),
                     glob,
                     dir_only,
@@ -52,14 +56,31 @@ impl GitIgnore {
     }
 
     fn ignores(&self, rel: &str, is_dir: bool) -> bool {
-        self.patterns.iter().any(|p| {
-            (!p.dir_only || is_dir)
-                && if p.anchored {
-                    glob(&p.glob, rel)
-                } else {
-                    rel.split('/').any(|part| glob(&p.glob, part))
-                }
+        self.patterns.iter().any(|p| p.matches(rel, is_dir))
+    }
+
+    /// The pattern that leaves out the file `rel` or a folder it lies in, as written.
+    fn naming(&self, rel: &str) -> Option<String> {
+        let parts: Vec<&str> = rel.split('/').collect();
+        (1..=parts.len()).find_map(|n| {
+            let path = parts[..n].join("/");
+            let is_dir = n < parts.len();
+            self.patterns
+                .iter()
+                .find(|p| p.matches(&path, is_dir))
+                .map(|p| p.line.clone())
         })
+    }
+}
+
+impl Pattern {
+    fn matches(&self, rel: &str, is_dir: bool) -> bool {
+        (!self.dir_only || is_dir)
+            && if self.anchored {
+                glob(&self.glob, rel)
+            } else {
+                rel.split('/').any(|part| glob(&self.glob, part))
+            }
     }
 }
 
@@ -138,7 +159,42 @@ pub fn source_files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
             files.insert(rel, bytes);
         }
     }
+    for rel in needed(root) {
+        if !files.contains_key(&rel) {
+            let pattern = ignore.naming(&rel).unwrap_or_default();
+            return Err(Error::Source {
+                file: rel,
+                message: format!("the build reads or compiles it, but .gitignore's pattern `{pattern}` leaves it out of the bundle, whose rebuild would then fail; take the pattern out of .gitignore"),
+            });
+        }
+    }
     Ok(files)
+}
+
+/// The project files a rebuild cannot do without, whatever `.gitignore` says: the files the
+/// project loader reads, the manifests of the crate, and every file under `src/` and
+/// `templates/` (the code and the templates compiled into it), scratch files aside.
+fn needed(root: &Path) -> Vec<String> {
+    let mut out: Vec<String> = ["Cargo.toml", "Cargo.lock", "askama.toml"]
+        .iter()
+        .chain(Project::READ)
+        .filter(|rel| root.join(rel).is_file())
+        .map(|rel| rel.to_string())
+        .collect();
+    for top in ["src", "templates"] {
+        let walker = WalkDir::new(root.join(top)).sort_by_file_name().into_iter();
+        for entry in walker
+            .filter_entry(|e| e.depth() == 0 || !is_scratch(&e.file_name().to_string_lossy()))
+            .flatten()
+        {
+            if entry.file_type().is_file() {
+                if let Ok(rel) = entry.path().strip_prefix(root) {
+                    out.push(rel.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Reads a source file of at most `max` bytes (an error of kind `FileTooLarge` otherwise).

@@ -72,6 +72,19 @@ impl Project {
         Ok(self)
     }
 
+    /// Every file [`Project::load`] reads, relative to the root: the bundle must carry each.
+    pub const READ: &'static [&'static str] = &[
+        PROSE_PATH,
+        DATA_PROSE_PATH,
+        CONFIG_PATH,
+        MANIFEST_PATH,
+        crate::base::layout::LOG_LIST,
+        FACTS_PATH,
+        CLAIMS_PATH,
+        PLAN_PATH,
+        crate::notebook::NOTEBOOK_PATH,
+    ];
+
     /// The files a build reads from the project, relative to the root (what `serve` watches).
     pub const WATCHED: &'static [&'static str] = &[
         "content",

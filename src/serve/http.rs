@@ -102,7 +102,7 @@ pub(super) async fn accept_loop(listener: &tokio::net::TcpListener, state: &Arc<
             // pause, then try again (said once per shortage).
             Err(e) if sys::out_of_resources(&e) => {
                 if !exhausted {
-                    eprintln!(
+                    crate::note!(
                         "warning: cannot accept a connection ({e}); waiting for some to close"
                     );
                     exhausted = true;

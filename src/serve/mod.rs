@@ -87,17 +87,17 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
 
     crate::base::sys::catch_interrupt();
     if !bind.starts_with("127.") && bind != "localhost" && bind != "::1" {
-        eprintln!("warning: listening on {bind}: other machines can reach this preview");
+        crate::note!("warning: listening on {bind}: other machines can reach this preview");
     }
-    println!("serving http://{addr}/ (Ctrl-C stops)");
-    println!(
+    crate::out!("serving http://{addr}/ (Ctrl-C stops)").map_err(Error::Stdout)?;
+    crate::out!(
         "watching {} under {}",
         Project::WATCHED.join(", "),
         crate::base::text::path(&opts.root)
-    );
+    )
+    .map_err(Error::Stdout)?;
     http::accept_loop(&listener, &state).await;
-    println!("stopped");
-    Ok(())
+    crate::out!("stopped").map_err(Error::Stdout)
 }
 
 /// Builds in memory and publishes the result (or the error) to the server.
@@ -107,7 +107,7 @@ fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Reuse) {
     let mut served = state.served.lock().unwrap_or_else(|p| p.into_inner());
     match result {
         Ok(built) => {
-            eprintln!("built in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
+            crate::note!("built in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
             // Each file once, shared by every answer that sends it.
             served.files = Some(
                 built
@@ -120,7 +120,7 @@ fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Reuse) {
         }
         Err(e) => {
             let line = crate::base::text::escaped(&e.to_string());
-            eprintln!("error: {line}");
+            crate::note!("error: {line}");
             served.error = Some(line);
         }
     }

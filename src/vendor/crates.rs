@@ -83,7 +83,7 @@ fn crate_archive(krate: &LockedCrate, sources: &CrateSources) -> Result<Vec<u8>>
             if HexDigest::sha256(&bytes) == krate.checksum {
                 return Ok(bytes);
             }
-            eprintln!(
+            crate::note!(
                 "warning: {}: does not match the SHA-256 that Cargo.lock pins for {}; not used",
                 crate::base::text::path(path),
                 krate.id()

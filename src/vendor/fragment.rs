@@ -68,7 +68,7 @@ pub fn fragment(
     match files.read() {
         Ok(Some(f)) => return Ok(f),
         Ok(None) => {}
-        Err(why) => eprintln!(
+        Err(why) => crate::note!(
             "warning: {}: {why}; making it again",
             crate::base::text::path(&files.zip)
         ),
@@ -80,7 +80,7 @@ pub fn fragment(
         .filter(|s| !crates.iter().any(|c| &c.id() == *s))
         .collect();
     if !unknown.is_empty() {
-        eprintln!(
+        crate::note!(
             "warning: {PLAN_PATH} lists stubs that Cargo.lock does not lock: {}",
             unknown
                 .iter()
@@ -106,7 +106,7 @@ pub fn fragment(
     };
     let missing = super::crates::to_download(&crates, sources);
     if missing > 0 && sources.allow_download {
-        eprintln!(
+        crate::note!(
             "note: downloading {missing} of the {} .crate archives of Cargo.lock from static.crates.io into {} (once: later builds reuse them), for the bundle's vendored crates",
             crates.len(),
             crate::base::text::path(&sources.cache_dir)

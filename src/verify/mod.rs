@@ -23,7 +23,9 @@ use crate::base::digest::HexDigest;
 use crate::base::layout::{self, OutputFile, PUBLISHED_DIR};
 use crate::base::minisign::PublicKey;
 use crate::base::ownership::MARKER;
+use crate::base::problems::Problems;
 use crate::base::sums::parse_sums;
+use crate::base::text::path as shown_path;
 use crate::project::config::ArticleConfig;
 use bundle::verify_bundle;
 
@@ -36,7 +38,8 @@ const MAX_BUNDLE_BYTES: u64 = 128 << 20;
 #[derive(Debug, Default)]
 pub struct Report {
     pub checked: usize,
-    pub problems: Vec<String>,
+    /// One line per problem, bounded in number and length (`base::problems`).
+    pub problems: Problems,
     pub signature: Option<String>,
 }
 
@@ -52,20 +55,20 @@ impl Report {
 pub fn verify_path(path: &Path, key: Option<&PublicKey>) -> Report {
     let mut report = Report::default();
     match fs::symlink_metadata(path) {
-        Err(e) => report.problem(format!("{}: {e}", path.display())),
+        Err(e) => report.problem(format!("{}: {e}", shown_path(path))),
         Ok(m) if m.is_dir() => verify_dir(path, key, &mut report),
         Ok(m) if m.is_file() && key.is_some() => report.problem(format!(
             "{}: --public-key checks a published folder's SHA256SUMS.minisig; a bundle alone carries no signature: verify the folder holding it and SHA256SUMS",
-            path.display()
+            shown_path(path)
         )),
         Ok(m) if m.is_file() => {
             if let Some(bytes) = read_capped(path, MAX_BUNDLE_BYTES, &mut report) {
-                verify_bundle(&path.display().to_string(), &bytes, &mut report);
+                verify_bundle(&shown_path(path), &bytes, &mut report);
             }
         }
         Ok(_) => report.problem(format!(
             "{}: is neither a folder nor a regular file",
-            path.display()
+            shown_path(path)
         )),
     }
     report
@@ -74,13 +77,13 @@ pub fn verify_path(path: &Path, key: Option<&PublicKey>) -> Report {
 fn read_capped(path: &Path, max: u64, report: &mut Report) -> Option<Vec<u8>> {
     match crate::base::fetch::read_file(path, max) {
         Err(e) => {
-            report.problem(format!("{}: {e}", path.display()));
+            report.problem(format!("{}: {e}", shown_path(path)));
             None
         }
         Ok(None) => {
             report.problem(format!(
                 "{}: larger than {max} bytes; not read",
-                path.display()
+                shown_path(path)
             ));
             None
         }
@@ -106,7 +109,7 @@ fn sha256_file(path: &Path) -> std::io::Result<HexDigest> {
 fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
     let sums_name = OutputFile::Sums.path();
     let sums_path = dir.join(sums_name);
-    let shown = |rel: &str| dir.join(rel).display().to_string();
+    let shown = |rel: &str| shown_path(&dir.join(rel));
     match fs::symlink_metadata(&sums_path) {
         Ok(m) if m.is_file() => {}
         Ok(_) => return report.problem(format!("{}: is not a regular file", shown(sums_name))),
@@ -117,7 +120,7 @@ fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
             return report.problem(format!(
                 "{}: not found; {} looks like an unpacked bundle, which `sha256sum -c {}` checks inside it (verify takes the published folder or the zip)",
                 shown(sums_name),
-                dir.display(),
+                shown_path(dir),
                 crate::base::layout::INVENTORY
             ))
         }
@@ -178,7 +181,7 @@ fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                report.problem(format!("{}: {e}", dir.display()));
+                report.problem(format!("{}: {e}", shown_path(dir)));
                 continue;
             }
         };
@@ -204,8 +207,8 @@ fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
     if hashes.contains_key(bundle_rel) {
         let bundle = dir.join(bundle_rel);
         if let Some(bytes) = read_capped(&bundle, MAX_BUNDLE_BYTES, report) {
-            if let Some(read) = verify_bundle(&bundle.display().to_string(), &bytes, report) {
-                compare_published(&read.hashes, &hashes, &bundle.display().to_string(), report);
+            if let Some(read) = verify_bundle(&shown_path(&bundle), &bytes, report) {
+                compare_published(&read.hashes, &hashes, &shown_path(&bundle), report);
                 let declared = read.config.as_ref().and_then(ArticleConfig::public_key);
                 check_signature(dir, &text, declared.as_ref(), key, report);
             }
@@ -225,7 +228,7 @@ fn check_signature(
 ) {
     let sig_name = OutputFile::Signature.path();
     let sig_path = dir.join(sig_name);
-    let shown = sig_path.display().to_string();
+    let shown = shown_path(&sig_path);
     if let (Some(d), Some(g)) = (declared, given) {
         if d != g {
             return report.problem(format!(

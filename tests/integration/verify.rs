@@ -324,12 +324,14 @@ fn raw_zip(entries: &[(&str, u16, u64, u32, Vec<u8>)]) -> Vec<u8> {
             v.extend((name.len() as u16).to_le_bytes());
             v.extend((extra.len() as u16).to_le_bytes());
         };
-        out.extend([0x50, 0x4b, 0x03, 0x04, 45, 0, 0, 0]);
+        // Zip 4.5 for zip64 fields, else 2.0 (deflate), as the zip crate writes.
+        let version: u8 = if zip64 { 45 } else { 20 };
+        out.extend([0x50, 0x4b, 0x03, 0x04, version, 0, 0, 0]);
         common(&mut out);
         out.extend(name.as_bytes());
         out.extend(&extra);
         out.extend(data);
-        central.extend([0x50, 0x4b, 0x01, 0x02, 45, 3, 45, 0, 0, 0]);
+        central.extend([0x50, 0x4b, 0x01, 0x02, 45, 3, version, 0, 0, 0]);
         common(&mut central);
         central.extend([0u8; 8]); // comment length, disk, internal and external attributes
         central.extend([0u8; 2]);
@@ -569,5 +571,134 @@ fn links_devices_and_colliding_names_are_refused() {
             .iter()
             .any(|l| l.contains("only regular files") || l.contains("differ only")),
         "{lines:?}"
+    );
+}
+
+/// What Info-ZIP's unzip and Python's zipfile make of `zip`: for each, whether it unpacks
+/// exactly the files the central directory lists, with the bytes it gives them.
+fn other_readers(zip: &[u8], expected: &BTreeMap<String, Vec<u8>>) -> (bool, bool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("forged.zip");
+    std::fs::write(&path, zip).unwrap();
+    let same = |dir: &Path| -> bool {
+        let mut found = BTreeMap::new();
+        for e in walkdir::WalkDir::new(dir).min_depth(1) {
+            let Ok(e) = e else { return false };
+            if e.file_type().is_file() {
+                let rel = e
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                found.insert(rel, std::fs::read(e.path()).unwrap_or_default());
+            }
+        }
+        &found == expected
+    };
+    let unzipped = tmp.path().join("unzip");
+    let unzip = std::process::Command::new("unzip")
+        .args(["-qq", "-o"])
+        .arg(&path)
+        .arg("-d")
+        .arg(&unzipped)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("unzip runs (scripts/test installs it)");
+    let unzip_same = unzip.status.success() && same(&unzipped);
+    let extracted = tmp.path().join("python");
+    let python = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+        ])
+        .arg(&path)
+        .arg(&extracted)
+        .output()
+        .expect("python3 runs");
+    let python_same = python.status.success() && same(&extracted);
+    (unzip_same, python_same)
+}
+
+/// One reading of a zip, the strictest: every forged zip of `support::forgeries` is refused by
+/// the archive reader `verify` uses, with a line naming its fault, while a clean zip of the same
+/// entries passes. Each forgery is one that Info-ZIP or Python's zipfile refuses or unpacks
+/// otherwise, or that only a streaming reader (which reads the local headers in order) would
+/// read otherwise (the prefix cases, which both of them read past), or Windows (a trailing dot).
+/// The real bundle passes all three.
+#[test]
+fn every_forged_zip_is_refused_and_the_other_readers_disagree_with_it() {
+    let control = support::forged_zip(
+        b"",
+        &[support::Forged::new("src/main.rs", b"fn main() {}\n")],
+    );
+    assert!(archive::central_directory(&control, &archive::BUNDLE_LIMITS).is_ok());
+    let control_files = BTreeMap::from([("src/main.rs".to_string(), b"fn main() {}\n".to_vec())]);
+    assert_eq!(
+        other_readers(&control, &control_files),
+        (true, true),
+        "the control zip"
+    );
+    for (case, zip) in support::forgeries() {
+        let problems = archive::central_directory(&zip, &archive::BUNDLE_LIMITS)
+            .err()
+            .unwrap_or_else(|| panic!("{case}: the strict reading accepts it"));
+        assert_eq!(problems.len(), 1, "{case}: {problems:?}");
+        // What the central directory says the zip holds: its names, each with the bytes of
+        // the entry the forgery started from.
+        let expected: BTreeMap<String, Vec<u8>> = match case {
+            "a file and a folder of one name" => [
+                ("src", b"fn main() {}\n".to_vec()),
+                ("src/main.rs", b"fn main() {}\n".to_vec()),
+            ]
+            .into_iter()
+            .map(|(n, b)| (n.to_string(), b))
+            .collect(),
+            "names that differ by a trailing dot" => [
+                ("src/main.rs", b"fn main() {}\n".to_vec()),
+                ("src/main.rs.", b"fn main() {}\n".to_vec()),
+            ]
+            .into_iter()
+            .map(|(n, b)| (n.to_string(), b))
+            .collect(),
+            _ => control_files.clone(),
+        };
+        let (unzip_same, python_same) = other_readers(&zip, &expected);
+        println!(
+            "{case}: verify: {}; unzip {}; Python {}",
+            problems[0],
+            if unzip_same {
+                "unpacks it as listed"
+            } else {
+                "refuses it or unpacks otherwise"
+            },
+            if python_same {
+                "unpacks it as listed"
+            } else {
+                "refuses it or unpacks otherwise"
+            },
+        );
+        // Bytes before the first entry fool only a streaming reader; a trailing dot only
+        // Windows, which drops it.
+        let elsewhere = matches!(
+            case,
+            "an orphan entry before the first"
+                | "a script before the zip"
+                | "names that differ by a trailing dot"
+        );
+        assert!(
+            elsewhere || !(unzip_same && python_same),
+            "{case}: both other readers unpack it as listed; the forgery proves nothing"
+        );
+    }
+    // The real bundle: all three read it, and the two others unpack every entry.
+    let (_tmp, out) = built();
+    let bundle = std::fs::read(out.join("reproducibility.zip")).unwrap();
+    let entries = archive::read_all(&bundle).unwrap();
+    assert!(entries.len() > 1000);
+    assert_eq!(
+        other_readers(&bundle, &entries),
+        (true, true),
+        "the real bundle"
     );
 }

@@ -21,7 +21,7 @@ pub use inputs::{checker_source, fixture_inputs, fixture_manifest, verified};
 pub use measure::run_measured;
 pub use reproduce::{reproduce_block, reproduce_blocks};
 pub use server::serve;
-pub use zips::{overlapping_zip, zip_with_modes};
+pub use zips::{forged_zip, forgeries, overlapping_zip, zip_with_modes, Forged};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

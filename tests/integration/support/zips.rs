@@ -97,3 +97,172 @@ pub fn overlapping_zip(count: usize, size: u32) -> Vec<u8> {
     out.extend([0, 0]);
     out
 }
+
+/// One entry of a [`forged_zip`]: what its central record says, and how its local header or
+/// its place in the file departs from it.
+#[derive(Clone)]
+pub struct Forged {
+    pub name: String,
+    pub data: Vec<u8>,
+    /// Version needed to extract, general-purpose flags and method, in both headers.
+    pub version: u16,
+    pub flags: u16,
+    pub method: u16,
+    /// Extra field, in both headers.
+    pub extra: Vec<u8>,
+    /// The local header's own name and CRC-32, when they differ from the central record's.
+    pub local_name: Option<String>,
+    pub local_crc: Option<u32>,
+    /// Written as a local entry only, with no central record (what a streaming reader sees).
+    pub orphan: bool,
+}
+
+impl Forged {
+    /// A stored entry whose two headers agree.
+    pub fn new(name: &str, data: &[u8]) -> Forged {
+        Forged {
+            name: name.to_string(),
+            data: data.to_vec(),
+            version: 20,
+            flags: 0,
+            method: 0,
+            extra: Vec::new(),
+            local_name: None,
+            local_crc: None,
+            orphan: false,
+        }
+    }
+}
+
+/// A zip of `entries`, written byte by byte, after `prefix` (bytes no entry claims, as a
+/// self-extracting script puts before a zip); offsets count from the file's start.
+pub fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
+    let mut out = prefix.to_vec();
+    let mut central = Vec::new();
+    let mut count = 0u16;
+    for e in entries {
+        let offset = out.len() as u32;
+        let mut crc = flate2::Crc::new();
+        crc.update(&e.data);
+        let fields = |v: &mut Vec<u8>, name: &str, crc: u32| {
+            v.extend(e.version.to_le_bytes());
+            v.extend(e.flags.to_le_bytes());
+            v.extend(e.method.to_le_bytes());
+            v.extend([0u8; 4]); // time, date
+            v.extend(crc.to_le_bytes());
+            v.extend((e.data.len() as u32).to_le_bytes());
+            v.extend((e.data.len() as u32).to_le_bytes());
+            v.extend((name.len() as u16).to_le_bytes());
+            v.extend((e.extra.len() as u16).to_le_bytes());
+        };
+        let local_name = e.local_name.as_deref().unwrap_or(&e.name);
+        out.extend([0x50, 0x4b, 0x03, 0x04]);
+        fields(&mut out, local_name, e.local_crc.unwrap_or(crc.sum()));
+        out.extend(local_name.as_bytes());
+        out.extend(&e.extra);
+        out.extend(&e.data);
+        if e.orphan {
+            continue;
+        }
+        count += 1;
+        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3]);
+        fields(&mut central, &e.name, crc.sum());
+        central.extend([0u8; 6]); // comment length, disk, internal attributes
+        central.extend((0o100_644u32 << 16).to_le_bytes());
+        central.extend(offset.to_le_bytes());
+        central.extend(e.name.as_bytes());
+        central.extend(&e.extra);
+    }
+    let cd_offset = out.len() as u32;
+    out.extend(&central);
+    out.extend([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
+    out.extend(count.to_le_bytes());
+    out.extend(count.to_le_bytes());
+    out.extend((central.len() as u32).to_le_bytes());
+    out.extend(cd_offset.to_le_bytes());
+    out.extend([0, 0]);
+    out
+}
+
+/// The forged zips of the strict reading, by case: each one that `verify` must refuse, and
+/// that Info-ZIP or Python's zipfile refuses or unpacks otherwise than its central directory
+/// says.
+pub fn forgeries() -> Vec<(&'static str, Vec<u8>)> {
+    let ok = |n: &str| Forged::new(n, b"fn main() {}\n");
+    let with = |n: &str, f: &dyn Fn(&mut Forged)| {
+        let mut e = ok(n);
+        f(&mut e);
+        e
+    };
+    // A Unicode path extra field (0x7075): version 1, the CRC-32 of the header's name, then the
+    // name some readers take instead.
+    let unicode_path = {
+        let mut crc = flate2::Crc::new();
+        crc.update(b"src/main.rs");
+        let mut v = vec![0x75, 0x70];
+        let body: Vec<u8> = [&[1u8][..], &crc.sum().to_le_bytes(), b"src/evil.rs"].concat();
+        v.extend((body.len() as u16).to_le_bytes());
+        v.extend(body);
+        v
+    };
+    vec![
+        (
+            "a local header naming another file",
+            forged_zip(
+                b"",
+                &[with("src/main.rs", &|e| {
+                    e.local_name = Some("src/MAIX.rs".into())
+                })],
+            ),
+        ),
+        (
+            "an orphan entry before the first",
+            forged_zip(
+                b"",
+                &[with("src/evil.rs", &|e| e.orphan = true), ok("src/main.rs")],
+            ),
+        ),
+        (
+            "a script before the zip",
+            forged_zip(b"#!/bin/sh\nexec unzip \"$0\"\n", &[ok("src/main.rs")]),
+        ),
+        (
+            "a local CRC that lies",
+            forged_zip(
+                b"",
+                &[with("src/main.rs", &|e| e.local_crc = Some(0x1234_5678))],
+            ),
+        ),
+        (
+            "a file and a folder of one name",
+            forged_zip(b"", &[ok("src"), ok("src/main.rs")]),
+        ),
+        (
+            "an entry needing zip 6.3",
+            forged_zip(b"", &[with("src/main.rs", &|e| e.version = 63)]),
+        ),
+        (
+            "an encrypted entry",
+            forged_zip(b"", &[with("src/main.rs", &|e| e.flags = 1)]),
+        ),
+        (
+            "a data descriptor",
+            forged_zip(b"", &[with("src/main.rs", &|e| e.flags = 8)]),
+        ),
+        (
+            "a Unicode path extra field",
+            forged_zip(
+                b"",
+                &[with("src/main.rs", &|e| e.extra = unicode_path.clone())],
+            ),
+        ),
+        (
+            "names that differ by a trailing dot",
+            forged_zip(b"", &[ok("src/main.rs"), ok("src/main.rs.")]),
+        ),
+        (
+            "a bzip2 entry",
+            forged_zip(b"", &[with("src/main.rs", &|e| e.method = 12)]),
+        ),
+    ]
+}
