@@ -557,6 +557,13 @@ fn cross_check(
                 ),
             ));
         }
+        if let Some(why) = crate::base::text::lookalike(text) {
+            return Err(Error::parse(
+                names.csv,
+                format!("row {id}, field `{}`", field.name()),
+                why,
+            ));
+        }
         *slot = agree(text, json).ok_or_else(|| {
             let json_text = json.as_str().map(str::to_string);
             Error::Disagree(Box::new(Disagreement {

@@ -26,7 +26,7 @@ pub enum Error {
         expected: String,
         actual: String,
     },
-    #[error("{}: mirror folder does not exist (given by --mirror or UPSTREAM_MIRROR)", .0.display())]
+    #[error("{}: mirror folder does not exist (given by --mirror or UPSTREAM_MIRROR)", crate::base::text::path(.0))]
     MirrorMissing(PathBuf),
     #[error("input `{name}`: {message}")]
     Acquire { name: String, message: String },
@@ -57,7 +57,7 @@ pub enum Error {
     #[error("{context}: {message}")]
     Usage { context: String, message: String },
     /// A folder that is not this project: `--root` names another, or none is found upward.
-    #[error("{}: {}", path.display(), if *.searched_upward { NO_PROJECT_ABOVE } else { NOT_THE_PROJECT })]
+    #[error("{}: {}", crate::base::text::path(path), if *.searched_upward { NO_PROJECT_ABOVE } else { NOT_THE_PROJECT })]
     NotAProject {
         path: PathBuf,
         searched_upward: bool,
@@ -119,7 +119,7 @@ pub enum Error {
     #[error("{path}: {count} problems")]
     VerifyProblems { path: String, count: usize },
     /// A request the tool refuses because following it could lose data.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}", crate::base::text::path(path))]
     Refused { path: PathBuf, message: String },
 }
 

@@ -200,7 +200,18 @@ pub mod signing {
                 }
                 (b"Sc", Some(p)) => minisign::SecretKeyBox::from_string(text)
                     .and_then(|b| b.into_secret_key(Some(p.to_string())))
-                    .map_err(|e| format!("cannot be decrypted: {e}"))?
+                    .map_err(|e| {
+                        let why = e.to_string();
+                        let mut chars = why.chars();
+                        let why = match chars.next() {
+                            Some(c) => c.to_lowercase().chain(chars).collect(),
+                            None => why,
+                        };
+                        format!(
+                            "cannot be decrypted with the password in {}: {why}",
+                            crate::base::minisign::PASSWORD_VAR
+                        )
+                    })?
                     .to_bytes(),
                 _ => return Err("uses a key derivation minisign does not make".into()),
             };

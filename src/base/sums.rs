@@ -4,6 +4,7 @@
 
 use crate::base::digest::HexDigest;
 use crate::base::layout::is_safe_relative;
+use crate::base::problems::Problems;
 use crate::base::text::quoted;
 
 /// The length in bytes of the listing's line for `path` (64 hex digits, two spaces, the path,
@@ -37,42 +38,50 @@ pub fn sums_listing<'a>(items: impl IntoIterator<Item = (&'a str, &'a HexDigest)
 pub fn parse_sums(
     file: &str,
     text: &str,
-) -> std::result::Result<Vec<(String, HexDigest)>, Vec<String>> {
+) -> std::result::Result<Vec<(String, HexDigest)>, Problems> {
     let mut listed = Vec::new();
-    let mut problems = crate::base::problems::Problems::default();
+    let mut problems = Problems::default();
     let mut seen = std::collections::HashSet::new();
     if text.is_empty() {
-        return Err(vec![format!("{file}: empty: it lists no file")]);
+        problems.push_from(file, || format!("{file}: empty: it lists no file"));
+        return Err(problems);
     }
     if text.starts_with('\u{feff}') {
         // An editor's byte-order mark, which sha256sum would read as part of the first digest.
-        return Err(vec![format!(
+        problems.push_from(file, || format!(
             "{file}: starts with a byte-order mark (U+FEFF), which sha256sum -c cannot read; save it again without one"
-        )]);
+        ));
+        return Err(problems);
     }
     if !text.ends_with('\n') {
-        problems.push(format!("{file}: the last line has no newline (truncated?)"));
+        problems.push_from(file, || {
+            format!("{file}: the last line has no newline (truncated?)")
+        });
     }
     for (i, line) in text.lines().enumerate() {
         let at = |m: &str| format!("{file}: line {}: {m}", i + 1);
         let Some((hex, path)) = line.split_once("  ") else {
-            problems.push(at("expected `<sha256>  <path>`"));
+            problems.push_from(file, || at("expected `<sha256>  <path>`"));
             continue;
         };
         let digest = HexDigest::parse_sha256(hex);
         let Some(digest) = digest else {
-            problems.push(at("expected 64 lowercase hexadecimal digits"));
+            problems.push_from(file, || at("expected 64 lowercase hexadecimal digits"));
             continue;
         };
         if !is_safe_relative(path) {
-            problems.push(at(&format!(
-                "path {} is not a relative, normalised path inside the folder",
-                quoted(path, 200)
-            )));
+            problems.push_from(file, || {
+                at(&format!(
+                    "path {} is not a relative, normalised path inside the folder",
+                    quoted(path, 200)
+                ))
+            });
             continue;
         }
         if !seen.insert(path) {
-            problems.push(at(&format!("{} is listed twice", quoted(path, 200))));
+            problems.push_from(file, || {
+                at(&format!("{} is listed twice", quoted(path, 200)))
+            });
             continue;
         }
         listed.push((path.to_string(), digest));
@@ -80,7 +89,7 @@ pub fn parse_sums(
     if problems.is_empty() {
         Ok(listed)
     } else {
-        Err(problems.into_lines())
+        Err(problems)
     }
 }
 
@@ -100,14 +109,14 @@ mod tests {
     fn malformed_listings_are_refused_line_by_line() {
         let h = HexDigest::sha256(b"").to_string();
         assert_eq!(
-            parse_sums("S", ""),
+            parse_sums("S", "").map_err(Problems::into_lines),
             Err(vec!["S: empty: it lists no file".to_string()])
         );
         let text = format!(
             "{h}  a\n{h}  ../b\n{h} c\nxyz  d\n{h}  /e\n{h}  a\n{}  f\n",
             h.to_uppercase()
         );
-        let problems = parse_sums("S", &text).unwrap_err();
+        let problems = parse_sums("S", &text).unwrap_err().into_lines();
         assert_eq!(problems.len(), 6, "{problems:?}");
         assert!(problems[0].starts_with("S: line 2: path \"../b\""));
         assert!(problems[1].starts_with("S: line 3: expected `<sha256>  <path>`"));

@@ -99,9 +99,99 @@ fn is_combining(c: char) -> bool {
     )
 }
 
+/// The script of a letter, for the look-alike check: Latin, or one of the scripts whose letters
+/// pass for Latin ones (Cyrillic `а`, Greek `ο`, Armenian `օ`, Cherokee `Ꭺ`, fullwidth `Ａ`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Script {
+    Latin,
+    LookAlike(&'static str),
+    Other,
+}
+
+fn script(c: char) -> Script {
+    match c {
+        'a'..='z' | 'A'..='Z' | '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => Script::Latin,
+        '\u{370}'..='\u{3ff}' | '\u{1f00}'..='\u{1fff}' => Script::LookAlike("Greek"),
+        '\u{400}'..='\u{52f}' | '\u{1c80}'..='\u{1c8f}' | '\u{a640}'..='\u{a69f}' => {
+            Script::LookAlike("Cyrillic")
+        }
+        '\u{530}'..='\u{58f}' => Script::LookAlike("Armenian"),
+        '\u{13a0}'..='\u{13ff}' | '\u{ab70}'..='\u{abbf}' => Script::LookAlike("Cherokee"),
+        '\u{ff01}'..='\u{ff5e}' => Script::LookAlike("fullwidth"),
+        _ => Script::Other,
+    }
+}
+
+/// Why `text` could print like another text while differing from it, if it could: an invisible
+/// character (a zero-width space, U+3164, a tag character), a space other than the ASCII one (a
+/// no-break space), a leading or trailing space, or a word that mixes Latin letters with
+/// letters of a script that passes for Latin (`NVIDIА` with a Cyrillic `А`). Tab, line feed and
+/// carriage return are left to the caller.
+pub fn lookalike(text: &str) -> Option<String> {
+    if let Some((at, c)) = text
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return Some(format!(
+            "invisible character U+{:04X} at character {at}; two names that differ only in it print alike, so it is refused",
+            c as u32
+        ));
+    }
+    if let Some((at, c)) = text
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| c.is_whitespace() && !c.is_ascii())
+    {
+        return Some(format!(
+            "space U+{:04X} at character {at}, which is not the ASCII space; two names that differ only in it print alike, so it is refused",
+            c as u32
+        ));
+    }
+    if text != text.trim() {
+        return Some(
+            "leading or trailing space; two names that differ only in it print alike, so it is refused".into(),
+        );
+    }
+    let mut at = 0;
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let latin = word.chars().any(|c| script(c) == Script::Latin);
+        let other = word.char_indices().find_map(|(i, c)| match script(c) {
+            Script::LookAlike(name) => Some((i, c, name)),
+            _ => None,
+        });
+        if let (true, Some((i, c, name))) = (latin, other) {
+            return Some(format!(
+                "word {} mixes Latin letters with a {name} one (U+{:04X} at character {}); it would pass for another name, so it is refused",
+                quoted(word, 100),
+                c as u32,
+                at + word[..i].chars().count()
+            ));
+        }
+        at += word.chars().count() + 1;
+    }
+    None
+}
+
 /// A path for an error line, unquoted: as [`escaped`], at most 300 characters.
 pub fn path(p: &std::path::Path) -> String {
-    escaped(&excerpt(&p.to_string_lossy(), 300))
+    escaped(&excerpt(
+        &bytes_shown(p.as_os_str().as_encoded_bytes()),
+        300,
+    ))
+}
+
+/// `bytes` as text, each byte that is not part of UTF-8 written `\xFF`, so a name that is not
+/// UTF-8 is shown as it is, not as another name (`�` would stand for any invalid byte).
+pub fn bytes_shown(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 /// A path for an error line, quoted as [`quoted`].
@@ -342,5 +432,47 @@ mod tests {
         let e = excerpt(&long, 200);
         assert_eq!(e.chars().filter(|&c| c == 'é').count(), 200);
         assert!(e.ends_with("… (600 bytes in all)"), "{e}");
+    }
+
+    /// Each kind of look-alike is found, with its place; the names of the real summary (ASCII
+    /// and an em dash) pass.
+    #[test]
+    fn lookalike_names_are_found_and_plain_ones_pass() {
+        for plain in [
+            "NVIDIA DGX B300",
+            "gpt-oss-120b",
+            "Dell PowerEdge XE9680 — 8x H200",
+            "",
+        ] {
+            assert_eq!(lookalike(plain), None, "{plain}");
+        }
+        let cases = [
+            ("NVIDI\u{410} B300", "U+0410 at character 5", "Cyrillic"),
+            ("\u{3bf}pen", "U+03BF at character 0", "Greek"),
+            ("B300\u{a0}", "U+00A0 at character 4", "space"),
+            ("DGX\u{200b}B300", "U+200B at character 3", "invisible"),
+            ("\u{3164}", "U+3164 at character 0", "invisible"),
+            ("a\u{e0041}", "U+E0041 at character 1", "invisible"),
+            (" B300", "leading or trailing", "space"),
+            ("x \u{ff21}MD", "U+FF21 at character 2", "fullwidth"),
+        ];
+        for (text, place, kind) in cases {
+            let why = lookalike(text).unwrap_or_else(|| panic!("{text:?} passed"));
+            assert!(
+                why.contains(place) || why.starts_with(place),
+                "{text:?}: {why}"
+            );
+            assert!(why.contains(kind), "{text:?}: {why}");
+        }
+        // A word of another script alone, with no Latin letter in it, is a name, not a disguise.
+        assert_eq!(lookalike("Ростелеком AI"), None);
+    }
+
+    /// A byte that is not UTF-8 is shown as `\xff`, and valid text as it is.
+    #[test]
+    fn bytes_that_are_not_utf8_are_shown_as_escapes() {
+        assert_eq!(bytes_shown(b"dist\xff"), "dist\\xff");
+        assert_eq!(bytes_shown("caf\u{e9}/a".as_bytes()), "caf\u{e9}/a");
+        assert_eq!(bytes_shown(b"\xc3(x"), "\\xc3(x");
     }
 }

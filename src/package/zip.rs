@@ -185,7 +185,7 @@ fn vendored_files(v: &Fragment) -> Result<Vec<FileFacts>> {
     let listed = crate::base::sums::parse_sums(&v.path.display().to_string(), &v.listing).map_err(
         |problems| Error::Bundle {
             file: v.path.display().to_string(),
-            message: problems.join("; "),
+            message: problems.into_lines().join("; "),
         },
     )?;
     listed

@@ -53,8 +53,8 @@ impl Project {
         check_is_project(root)?;
         Ok(Project {
             root: root.to_path_buf(),
-            prose: read_text(root, PROSE_PATH)?,
-            data_prose: read_text(root, DATA_PROSE_PATH)?,
+            prose: shown_as_written(PROSE_PATH, read_text(root, PROSE_PATH)?)?,
+            data_prose: shown_as_written(DATA_PROSE_PATH, read_text(root, DATA_PROSE_PATH)?)?,
             config: ArticleConfig::parse(CONFIG_PATH, &read_text(root, CONFIG_PATH)?)?,
             manifest: load_manifest(root, MANIFEST_PATH, &read_text(root, MANIFEST_PATH)?)?,
             facts: CheckerFacts::parse(FACTS_PATH, &read_text(root, FACTS_PATH)?)?,
@@ -96,6 +96,31 @@ impl Project {
 
 /// The input manifest `text` (read from `name`), with the files of its list, which is read from
 /// the project at `root`.
+/// `text`, the prose of `name`, unless it holds a character that would make the page show
+/// something other than what its words say: a bidirectional control or isolate (U+202E shows
+/// the text after it reversed), or another invisible character. Refused as in the data and the
+/// settings.
+fn shown_as_written(name: &str, text: String) -> Result<String> {
+    for (n, line) in text.lines().enumerate() {
+        if let Some((column, c)) = line
+            .chars()
+            .enumerate()
+            .find(|&(_, c)| crate::base::text::is_invisible(c) && c != '\t' && c != '\r')
+        {
+            return Err(Error::Config {
+                file: name.into(),
+                message: format!(
+                    "line {}, column {}: U+{:04X}, an invisible or bidirectional-control character, would make the page show something other than its text; remove it",
+                    n + 1,
+                    column + 1,
+                    c as u32
+                ),
+            });
+        }
+    }
+    Ok(text)
+}
+
 fn load_manifest(root: &Path, name: &str, text: &str) -> Result<InputManifest> {
     let mut manifest = InputManifest::parse(name, text)?;
     if let Some(list) = manifest.list.clone() {

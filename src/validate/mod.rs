@@ -474,7 +474,7 @@ fn bundle_listing_problems(bytes: &[u8]) -> (usize, Vec<String>) {
     };
     let listed = match crate::base::sums::parse_sums(&inventory_name, &inventory) {
         Ok(l) => l,
-        Err(p) => return (entries.len(), p),
+        Err(p) => return (entries.len(), p.into_lines()),
     };
     // The entries by name, the inventory aside; the central directory gives no digests.
     let names: std::collections::BTreeMap<&str, Option<&crate::base::digest::HexDigest>> = entries

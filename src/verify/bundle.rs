@@ -73,7 +73,7 @@ pub(super) fn verify_bundle(name: &str, bytes: &[u8], report: &mut Report) -> Op
     // The inventory lists every other entry with its SHA-256.
     if let Some(text) = kept_text(name, &kept, &at(INVENTORY), report) {
         match parse_sums(&format!("{name}: {}", at(INVENTORY)), text) {
-            Err(problems) => report.problems.extend(problems),
+            Err(problems) => report.problems.append(problems),
             Ok(listed) => {
                 let entries: BTreeMap<&str, Option<&HexDigest>> =
                     hashes.iter().map(|(k, v)| (k.as_str(), Some(v))).collect();

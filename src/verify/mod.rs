@@ -135,7 +135,7 @@ fn verify_dir(dir: &Path, key: Option<&PublicKey>, report: &mut Report) {
     let listed = match parse_sums(&shown(sums_name), &text) {
         Ok(l) => l,
         Err(problems) => {
-            report.problems.extend(problems);
+            report.problems.append(problems);
             return;
         }
     };

@@ -268,3 +268,116 @@ fn four_builds_into_one_folder_at_once_are_serialised() {
     lock.unlock().unwrap();
     assert!(child.wait().unwrap().success());
 }
+
+/// Whatever the umask, the published files are readable by a web server (0644, folders 0755);
+/// and a temporary folder that a killed build left behind, made read-only since, is removed by
+/// the next build instead of blocking it.
+#[test]
+fn published_modes_ignore_the_umask_and_a_read_only_leftover_is_removed() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let parent = tmp.path().join("out");
+    std::fs::create_dir(&parent).unwrap();
+    let out = parent.join("dist");
+    // The build run under `umask 077`, through the shell.
+    let under_umask = |c: &Command| {
+        let mut sh = Command::new("sh");
+        sh.arg("-c")
+            .arg("umask 077 && exec \"$@\"")
+            .arg("sh")
+            .arg(c.get_program())
+            .args(c.get_args());
+        for (k, v) in c.get_envs() {
+            match v {
+                Some(v) => sh.env(k, v),
+                None => sh.env_remove(k),
+            };
+        }
+        sh.current_dir(support::root());
+        sh
+    };
+    let o = under_umask(&build_command(&out, &cache, EPOCHS[0]))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut seen = 0;
+    for entry in walkdir::WalkDir::new(&out) {
+        let entry = entry.unwrap();
+        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().is_dir() {
+            assert_eq!(mode, 0o755, "{}", entry.path().display());
+        } else if name != scenario_ratios::base::ownership::MARKER {
+            assert_eq!(mode, 0o644, "{}", entry.path().display());
+            seen += 1;
+        }
+    }
+    assert!(seen > 10, "{seen} files");
+
+    // A build killed once its temporary folder exists leaves that folder; made read-only (files
+    // 0444, folders 0555), it is still the build's own, and the next build removes it.
+    let mut left = None;
+    for _ in 0..10 {
+        let mut child = build_command(&out, &cache, EPOCHS[1])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Killed once its temporary folder holds a folder with a file in it.
+        let tmp_dir = parent.join(format!("dist.tmp-{}", child.id()));
+        let nested = || {
+            walkdir::WalkDir::new(&tmp_dir)
+                .min_depth(2)
+                .into_iter()
+                .flatten()
+                .next()
+                .is_some()
+        };
+        let start = Instant::now();
+        while !nested() && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if nested() {
+            left = Some(tmp_dir);
+            break;
+        }
+    }
+    let left = left.expect("no build was killed while its temporary folder existed");
+    let entries: Vec<_> = walkdir::WalkDir::new(&left)
+        .contents_first(true)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .collect();
+    for e in &entries {
+        let mode = if e.file_type().is_dir() { 0o555 } else { 0o444 };
+        std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    assert_eq!(leftovers(&parent).len(), 1);
+    // Root ignores permission bits: as root, the build runs without that power (setpriv drops
+    // CAP_DAC_OVERRIDE), so the read-only folder stops it as it would stop any user.
+    let build = build_command(&out, &cache, EPOCHS[0]);
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let mut rebuild = if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
+        let mut c = Command::new("setpriv");
+        c.arg("--bounding-set=-dac_override,-dac_read_search")
+            .arg("--")
+            .arg(build.get_program())
+            .args(build.get_args())
+            .current_dir(support::root());
+        for (k, v) in build.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        c
+    } else {
+        build
+    };
+    let o = rebuild.output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(leftovers(&parent), Vec::<String>::new());
+}

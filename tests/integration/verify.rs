@@ -519,6 +519,71 @@ fn overlapping_entries_are_refused_within_a_bounded_memory() {
     assert!(peak_kib < 200 * 1024, "peak {peak_kib} KiB");
 }
 
+/// The flood of the third safety review: a bundle whose inventory holds five million malformed
+/// lines (10 MB, deflating to a few kilobytes). verify prints at most 100 of them, then how many
+/// it left out, and stays within 200 MB and 10 s (the debug binary; the release one is faster).
+#[test]
+fn an_inventory_of_five_million_bad_lines_prints_a_bounded_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    const LINES: usize = 5_000_000;
+    let inventory = "x\n".repeat(LINES);
+    let name = format!(
+        "{}/{}",
+        scenario_ratios::base::layout::bundle_folder(),
+        scenario_ratios::base::layout::INVENTORY
+    );
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    writer
+        .start_file(
+            name.as_str(),
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated),
+        )
+        .unwrap();
+    std::io::Write::write_all(&mut writer, inventory.as_bytes()).unwrap();
+    let zip = writer.finish().unwrap().into_inner();
+    drop(inventory);
+    assert!(zip.len() < 100_000, "{} bytes", zip.len());
+    let path = tmp.path().join("flood.zip");
+    std::fs::write(&path, &zip).unwrap();
+    let started = std::time::Instant::now();
+    let (o, code, peak_kib) = support::run_measured(
+        Path::new(env!("CARGO_BIN_EXE_scenario-ratios")),
+        &["verify".as_ref(), path.as_os_str()],
+    );
+    let took = started.elapsed();
+    let err = stderr(&o);
+    println!(
+        "verify of a {}-byte zip whose inventory has {LINES} bad lines: {} lines, {} bytes, peak {peak_kib} KiB, {took:?}",
+        zip.len(),
+        err.lines().count(),
+        err.len()
+    );
+    assert_eq!(code, Some(1), "{err}");
+    // 100 malformed lines, the few entries such a bundle lacks, the count of the lines left out,
+    // and the closing count of problems.
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines.len() <= 110, "{} lines", lines.len());
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .ends_with(&format!("{} problems", LINES + 3)),
+        "{}",
+        lines.last().unwrap()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("and {} more problems like the above", LINES - 100))),
+        "{}",
+        lines[lines.len().saturating_sub(3)..].join("\n")
+    );
+    assert!(err.len() < 100_000, "{} bytes", err.len());
+    assert!(peak_kib < 200 * 1024, "peak {peak_kib} KiB");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+}
+
 /// Entries that unzip would make into something else, or that two file systems would make
 /// into one file, are errors.
 #[test]
