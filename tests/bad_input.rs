@@ -836,6 +836,40 @@ fn make(case: &str, s: &Sandbox) -> String {
             assert!(!s.tmp.join("dist\u{fffd}").exists());
             line
         }
+        "a full standard output" | "help to a full standard output" => s.refused(|s| {
+            let mut c = s.command();
+            if case == "a full standard output" {
+                c.arg("explain")
+                    .arg("--root")
+                    .arg(&s.root)
+                    .args(["--offline", "--mirror"])
+                    .arg(support::mirror());
+            } else {
+                c.arg("--help");
+            }
+            c.stdout(std::fs::File::create("/dev/full").unwrap());
+            c.output().unwrap()
+        }),
+        "a file-size limit" => s.refused(|s| {
+            let mut c = Command::new("sh");
+            c.current_dir(&s.tmp)
+                .arg("-c")
+                .arg("ulimit -f 2000 && exec \"$@\"")
+                .arg("sh")
+                .arg(support::binary().get_program())
+                .args(["build", "--root"])
+                .arg(&s.root)
+                .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
+                .arg(support::mirror())
+                // The vendored crates' part of the bundle, as cached by earlier builds.
+                .env(
+                    "SCENARIO_RATIOS_CRATE_CACHE",
+                    support::root().join("data/crates"),
+                )
+                .env_remove("UPSTREAM_MIRROR")
+                .env_remove("SOURCE_DATE_EPOCH");
+            c.output().unwrap()
+        }),
         "a wrong password for the signing key" => {
             let key = support::fixture("encrypted_signing_key").join("author.key");
             std::fs::copy(&key, s.tmp.join("author.key")).unwrap();

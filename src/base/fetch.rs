@@ -146,8 +146,9 @@ pub fn store(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let tmp = partial_path(path, std::process::id());
+    // A failure names the file being stored, not its temporary sibling, which is removed.
     let written = fs::write(&tmp, bytes)
-        .map_err(|e| Error::io(&tmp, e))
+        .map_err(|e| Error::io(path, e))
         .and_then(|()| fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
     if written.is_err() {
         let _ = fs::remove_file(&tmp);

@@ -37,12 +37,12 @@ impl Dist {
                 journal.add(Sibling::Made, &name, identity.token());
                 journal.write(&mut lock)
             })
-            .and_then(|()| self.write_into(&tmp, &identity))
+            .and_then(|()| self.write_into(&tmp, &identity, &out.given))
             .and_then(|()| check(&tmp))
             .and_then(|()| out.swap_in(&tmp, &mut lock, &mut journal))
             .and_then(|()| self.settle_marker(&out.path()));
         if result.is_err() && journal.made(&name) && tmp.exists() {
-            let _ = fs::remove_dir_all(&tmp);
+            let _ = sys::remove_own_tree(&tmp);
         }
         // Emptied once nothing it names is left; else the next build finishes the work.
         if journal.settled(&out.parent) {

@@ -510,3 +510,29 @@ fn the_same_binary_picks_up_edits_to_prose_and_settings() {
     assert!(html.contains("<title>An edited title</title>"));
     assert!(!support::root().join("content/dist").exists());
 }
+
+/// A reader of the output that stops reading (`explain | head -1`, `--help | head -1`) is no
+/// error: the command exits 0 and says nothing on standard error. The pipe is closed before the
+/// command writes (explain first reads and checks its inputs), so its first write meets it closed.
+#[test]
+fn a_closed_pipe_on_standard_output_ends_the_command_quietly() {
+    let explain: Vec<std::ffi::OsString> = vec![
+        "explain".into(),
+        "--offline".into(),
+        "--mirror".into(),
+        mirror().into_os_string(),
+    ];
+    for args in [explain, vec!["--help".into()]] {
+        let mut child = support::binary()
+            .current_dir(support::root())
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
