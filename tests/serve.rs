@@ -497,3 +497,83 @@ fn a_rebuild_that_keeps_work_serves_the_bytes_a_fresh_build_writes() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// Saves every 30 ms never starve the preview: it rebuilds at least once a second while they
+/// go on (each burst waits at most half a second to settle). An editor's scratch files (a swap
+/// file, a backup), written as often, trigger no rebuild at all.
+#[test]
+fn continuous_saves_still_rebuild_and_scratch_files_never_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = support::project_copy(tmp.path());
+    let (mut server, _out, _url) = start(&root, tmp.path());
+    // Each "built in" line of standard error, with the moment it came.
+    let err = server.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Instant>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines() {
+            let Ok(line) = line else { break };
+            if line.starts_with("built in") && tx.send(Instant::now()).is_err() {
+                break;
+            }
+        }
+    });
+    let builds_until = |deadline: Instant| {
+        let mut seen = Vec::new();
+        while let Some(wait) = deadline.checked_duration_since(Instant::now()) {
+            match rx.recv_timeout(wait) {
+                Ok(at) => seen.push(at),
+                Err(_) => break,
+            }
+        }
+        seen
+    };
+    // The first build, then quiet.
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("the preview's first build");
+    builds_until(Instant::now() + Duration::from_secs(2));
+
+    // Scratch files only, every 10 ms for 2 s: no rebuild.
+    let content = root.join("content");
+    let started = Instant::now();
+    let mut n = 0u32;
+    while started.elapsed() < Duration::from_secs(2) {
+        for name in [".article.md.swp", "article.md~", ".#article.md"] {
+            std::fs::write(content.join(name), format!("scratch {n}")).unwrap();
+        }
+        n += 1;
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let scratch_builds = builds_until(Instant::now() + Duration::from_secs(2));
+    assert_eq!(
+        scratch_builds.len(),
+        0,
+        "scratch files made {scratch_builds:?} rebuilds"
+    );
+
+    // A real save every 30 ms for 4 s: rebuilds while the saves go on.
+    let prose = std::fs::read_to_string(content.join("article.md")).unwrap();
+    let started = Instant::now();
+    let burst_end = started + Duration::from_secs(4);
+    let mut n = 0u32;
+    while Instant::now() < burst_end {
+        std::fs::write(content.join("article.md"), format!("{prose}\nSave {n}.\n")).unwrap();
+        n += 1;
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let during: Vec<Instant> = builds_until(Instant::now() + Duration::from_millis(1))
+        .into_iter()
+        .filter(|t| *t < burst_end)
+        .collect();
+    println!(
+        "{n} saves in 4 s: {} rebuilds finished during them",
+        during.len()
+    );
+    // Two finish here on a quiet machine (a debug build takes over a second); one is the
+    // bound's proof, since without it no burst of saves 30 ms apart would ever settle.
+    assert!(
+        !during.is_empty(),
+        "no rebuild during 4 s of saves every 30 ms"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+}
