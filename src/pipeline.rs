@@ -68,7 +68,7 @@ pub struct Computed {
     /// Every pair checked against its LoadGen logs, and its ratio taken apart.
     pub logs: evidence::pair_logs::PairLogs,
     /// The claims of `sources/claims.json`, each checked at its lines of its pinned input.
-    pub notes: Vec<evidence::claims::Note>,
+    pub notes: Vec<crate::project::claims::Note>,
 }
 
 /// The project at `opts.root`, with the manifest replaced when `opts.manifest` is given.

@@ -21,8 +21,8 @@ use scenario_ratios::base::markup;
 use scenario_ratios::evidence::accuracy::{
     half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report,
 };
-use scenario_ratios::evidence::facts::CheckerFacts;
 use scenario_ratios::evidence::loadgen::parse_summary_log;
+use scenario_ratios::project::facts::CheckerFacts;
 use scenario_ratios::summary::{self, FileNames};
 use scenario_ratios::validate;
 

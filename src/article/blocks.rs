@@ -14,9 +14,9 @@ use crate::base::error::Result;
 use crate::base::layout::OutputFile;
 use crate::base::number::{grouped, percent, points, tokens};
 use crate::base::text::{breakable, short_commit};
-use crate::evidence::claims::{ClaimId, Note};
 use crate::evidence::{Check, CheckKind};
 use crate::inputs::PinnedInput;
+use crate::project::claims::{ClaimId, Note};
 
 /// A highlight row of figure 1's data table.
 pub struct HighlightRow {

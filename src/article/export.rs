@@ -9,10 +9,10 @@ use crate::analysis::{Analysis, Submission};
 use crate::base::error::{Error, Result};
 use crate::base::json;
 use crate::base::layout::OutputFile;
-use crate::evidence::claims::Note;
 use crate::evidence::pair_logs::{PairLog, PairLogs, RowLog};
 use crate::evidence::Checks;
 use crate::highlight::Highlights;
+use crate::project::claims::Note;
 use crate::summary::{self, Summary};
 
 /// `results.json`: the analysis, as the article and reviewers read it.

@@ -20,13 +20,13 @@ use askama::Template;
 use crate::analysis::{Analysis, Pair};
 use crate::base::error::{Error, Result};
 use crate::base::layout::OutputFile;
-use crate::evidence::claims::Note;
-use crate::evidence::facts::CheckerFacts;
 use crate::evidence::Checks;
 use crate::figure::Figures;
 use crate::highlight::{Highlight, Highlights};
 use crate::inputs::{InputKind, InputManifest};
+use crate::project::claims::Note;
 use crate::project::config::ArticleConfig;
+use crate::project::facts::CheckerFacts;
 
 pub use export::{interactive_pairs_csv, pairs_csv, results_json, selected_rows_json, ResultsTree};
 

@@ -18,7 +18,7 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::catalogue::{Blocks, Values};
 use crate::base::error::{Error, Result};
-use crate::evidence::claims::{ClaimId, Note, CLAIMS_PATH};
+use crate::project::claims::{ClaimId, Note, CLAIMS_PATH};
 use crate::project::config::CONFIG_PATH;
 use crate::project::PROSE_PATH;
 

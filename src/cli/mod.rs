@@ -305,3 +305,15 @@ pub fn parse() -> Command {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap's own consistency check of every command and option (conflicting names, a default
+    /// that its parser refuses, a missing value name), as mdBook runs it.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

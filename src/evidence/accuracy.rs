@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::base::error::{Error, Result};
-use crate::evidence::facts::CheckerFacts;
 use crate::evidence::loadgen::{refuse_controls, Printed};
+use crate::project::facts::CheckerFacts;
 
 /// Metrics printed by `accuracy.txt` as `'key': number`, under the checker's names where the
 /// facts know the key.
@@ -128,7 +128,8 @@ mod tests {
 
     fn facts() -> CheckerFacts {
         let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(super::super::facts::FACTS_PATH),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(crate::project::facts::FACTS_PATH),
         )
         .unwrap();
         CheckerFacts::parse("facts", &text).unwrap()

@@ -8,8 +8,6 @@
 //! read from `sources/mlperf-checker-facts.json`.
 
 pub mod accuracy;
-pub mod claims;
-pub mod facts;
 pub mod finding;
 pub mod loadgen;
 pub mod pair_logs;
@@ -21,12 +19,12 @@ use serde::Serialize;
 use crate::base::error::{Error, Result};
 use crate::highlight::Highlights;
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
+use crate::project::facts::{self, CheckerFacts, MetricBound, ModelFacts};
 use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow};
 use accuracy::{
     half_unit_of_last_digit, parse_accuracy_field, parse_accuracy_report, significant_digits,
     summary_unit, SUMMARY_SIGNIFICANT_DIGITS,
 };
-use facts::{CheckerFacts, MetricBound, ModelFacts};
 use finding::{Finding, Target};
 use loadgen::{parse_summary_log, LoadgenLog, Validity};
 

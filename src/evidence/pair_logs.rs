@@ -23,11 +23,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::accuracy::{half_unit_of_last_digit, summary_unit};
-use super::facts::CheckerFacts;
 use super::loadgen::{parse_summary_log, LoadgenLog, Printed, TestMode, Validity};
 use crate::analysis::Pair;
 use crate::base::error::{Error, Result};
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
+use crate::project::facts::CheckerFacts;
 use crate::summary::{Field, RowId, Scenario, Summary};
 
 /// A Server run whose p99 latency reaches this share of its limit or more runs at the limit.

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
 use crate::base::layout::INPUTS_DIR;
-use crate::evidence::facts::{CheckerFacts, FactSource};
 use crate::inputs::{InputKind, Inputs, PinnedInput};
+use crate::project::facts::{CheckerFacts, FactSource};
 
 /// One input as `provenance.json` records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

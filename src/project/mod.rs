@@ -8,17 +8,19 @@
 //! The root is the folder given with `--root`, else the nearest folder, upward from the current
 //! one, holding this project's `Cargo.toml` (the way cargo finds its manifest).
 
+pub mod claims;
 pub mod config;
+pub mod facts;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
-use crate::evidence::claims::{ClaimRegister, CLAIMS_PATH};
-use crate::evidence::facts::{CheckerFacts, FACTS_PATH};
 use crate::inputs::{InputManifest, MANIFEST_PATH};
 use crate::vendor::{Plan, PLAN_PATH};
+use claims::{ClaimRegister, CLAIMS_PATH};
 use config::{ArticleConfig, CONFIG_PATH};
+use facts::{CheckerFacts, FACTS_PATH};
 
 /// Where the prose lives in the project.
 pub const PROSE_PATH: &str = "content/article.md";
