@@ -9,12 +9,13 @@
 //! - The stages, a linear pipeline, each a function from typed input to typed output:
 //!   [`inputs`] (acquire and verify) → [`summary`] (parse and cross-check) → [`analysis`]
 //!   (scope, matching, ratios) → [`highlight`] (the article's chosen pairs) → [`evidence`] (logs,
-//!   thresholds, claims) → [`figure`] (SVG, and the social card as PNG) → [`article`] (Markdown +
-//!   Askama, and the data files) → [`package`] (provenance, the zip, its README and inventory;
-//!   with [`vendor`], the crates it carries) → [`validate`] (the build's own checks) → [`dist`]
-//!   (guarded, atomic output).
-//! - [`project`] loads the prose, settings, manifest, facts and claims at run time;
-//!   [`pipeline`] only orders the stages; [`walkthrough`] renders the scope walk-through,
+//!   thresholds, the claims checked at their lines) → [`figure`] (SVG, and the social card as
+//!   PNG) → [`article`] (Markdown + Askama, and the data files) → [`package`] (provenance, the
+//!   zip, its README and inventory; with [`vendor`], the crates it carries) → [`validate`] (the
+//!   build's own checks) → [`dist`] (guarded, atomic output).
+//! - [`project`] loads the prose, settings, manifest, facts and claims at run time
+//!   (`docs/architecture.md` draws the layers and the stage order); [`pipeline`] only orders
+//!   the stages; [`walkthrough`] renders the scope walk-through,
 //!   [`verify`] is the reader's check, `serve` the live preview (feature `serve`), [`synth`]
 //!   writes synthetic inputs and [`notebook`] turns the walk-through notebook into a script.
 //!

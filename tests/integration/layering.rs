@@ -1,5 +1,5 @@
 //! The project's layering, checked on its own source: the building blocks of `src/base/` refer to
-//! no module above them, and no import circle joins the files of `src/`.
+//! no module above them, and no import circle joins the files of `src/`, nor its folders.
 //!
 //! The rules are those of `../shared/tools/circles.py`: each file of `src/` is a module (a
 //! folder's `mod.rs` is the folder; `lib.rs` and `main.rs` the crate); a `crate::a::b` or
@@ -184,11 +184,8 @@ fn edges(files: &BTreeMap<String, String>) -> BTreeMap<Module, BTreeSet<Module>>
     edges
 }
 
-/// The import circles among `files`: each a sorted list of the relative paths of its modules.
-fn circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
-    let edges = edges(files);
-    let rel: BTreeMap<Module, &str> = files.keys().map(|p| (module_of(p), p.as_str())).collect();
-    // Tarjan's strongly connected components.
+/// The strongly connected sets of two or more nodes of `edges` (Tarjan's algorithm).
+fn strongly_connected(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<Module>> {
     struct Walk<'a> {
         edges: &'a BTreeMap<Module, BTreeSet<Module>>,
         index: BTreeMap<&'a Module, usize>,
@@ -230,7 +227,7 @@ fn circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
         }
     }
     let mut walk = Walk {
-        edges: &edges,
+        edges,
         index: BTreeMap::new(),
         low: BTreeMap::new(),
         stack: Vec::new(),
@@ -242,13 +239,47 @@ fn circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
             walk.visit(v);
         }
     }
-    let mut found: Vec<Vec<String>> = walk
-        .found
+    walk.found
+        .into_iter()
+        .map(|c| c.into_iter().cloned().collect())
+        .collect()
+}
+
+/// The import circles among `files`: each a sorted list of the relative paths of its modules.
+fn circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
+    let rel: BTreeMap<Module, &str> = files.keys().map(|p| (module_of(p), p.as_str())).collect();
+    let mut found: Vec<Vec<String>> = strongly_connected(&edges(files))
         .into_iter()
         .map(|c| {
-            let mut paths: Vec<String> = c.into_iter().map(|m| rel[m].to_string()).collect();
+            let mut paths: Vec<String> = c.iter().map(|m| rel[m].to_string()).collect();
             paths.sort();
             paths
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The import circles among the top-level modules of `files` (a folder counts as one, with
+/// every file inside it): each a sorted list of their names. A circle of folders can hide from
+/// [`circles`], since each edge may join different files of each folder.
+fn folder_circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
+    let mut folders: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+    for (from, to) in edges(files) {
+        let Some(a) = from.first() else { continue };
+        let entry = folders.entry(vec![a.clone()]).or_default();
+        for t in to {
+            if let Some(b) = t.first().filter(|b| *b != a) {
+                entry.insert(vec![b.clone()]);
+            }
+        }
+    }
+    let mut found: Vec<Vec<String>> = strongly_connected(&folders)
+        .into_iter()
+        .map(|c| {
+            let mut names: Vec<String> = c.into_iter().map(|m| m.join("::")).collect();
+            names.sort();
+            names
         })
         .collect();
     found.sort();
@@ -288,7 +319,7 @@ fn base_imports_above(files: &BTreeMap<String, String>) -> Vec<String> {
 }
 
 #[test]
-fn base_imports_no_stage_and_no_import_circle_joins_the_files_of_src() {
+fn base_imports_no_stage_and_no_import_circle_joins_the_files_or_folders_of_src() {
     let files = read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(
         files.keys().any(|p| p.starts_with("base/")),
@@ -299,6 +330,16 @@ fn base_imports_no_stage_and_no_import_circle_joins_the_files_of_src() {
         above.is_empty(),
         "a building block of src/base/ refers to a module above it:\n{}",
         above.join("\n")
+    );
+    let folders = folder_circles(&files);
+    assert!(
+        folders.is_empty(),
+        "import circles among the folders and top-level files of src/:\n{}",
+        folders
+            .iter()
+            .map(|c| c.join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let found = circles(&files);
     assert!(
@@ -347,6 +388,38 @@ fn the_check_finds_circles_and_a_building_block_importing_a_stage() {
         base_imports_above(&clean).is_empty(),
         "{:?}",
         base_imports_above(&clean)
+    );
+
+    // A circle of folders that no two files close: project/mod.rs → evidence/claims.rs,
+    // evidence/mod.rs → highlight.rs → project/config.rs, as the tree once had.
+    let folders = tree(&[
+        (
+            "lib.rs",
+            "pub mod project; pub mod evidence; pub mod highlight;",
+        ),
+        (
+            "project/mod.rs",
+            "pub mod config; use crate::evidence::claims::C;",
+        ),
+        ("project/config.rs", "pub struct Config;"),
+        (
+            "evidence/mod.rs",
+            "pub mod claims; use crate::highlight::H;",
+        ),
+        ("evidence/claims.rs", "pub struct C;"),
+        ("highlight.rs", "use crate::project::config::Config;"),
+    ]);
+    assert!(circles(&folders).is_empty(), "{:?}", circles(&folders));
+    assert_eq!(
+        folder_circles(&folders),
+        [["evidence", "highlight", "project"]
+            .map(String::from)
+            .to_vec()]
+    );
+    assert!(
+        folder_circles(&clean).is_empty(),
+        "{:?}",
+        folder_circles(&clean)
     );
 
     let mut tangled = clean.clone();
