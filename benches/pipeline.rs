@@ -42,12 +42,12 @@ fn fragment() -> &'static package::Vendored {
     F.get_or_init(|| {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let sources = package::source_files(root).unwrap();
-        let crates = scenario_ratios::vendor::CrateSources::for_project(
+        let crates = scenario_ratios::vendoring::CrateSources::for_project(
             root,
-            root.join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE),
+            root.join(scenario_ratios::vendoring::DEFAULT_CRATE_CACHE),
             false,
         );
-        scenario_ratios::vendor::fragment(
+        scenario_ratios::vendoring::fragment(
             package::lock_text(&sources).unwrap(),
             &project().vendor_plan,
             &scenario_ratios::base::layout::bundle_root(),

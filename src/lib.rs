@@ -11,8 +11,8 @@
 //!   (scope, matching, ratios) → [`highlight`] (the article's chosen pairs) → [`evidence`] (logs,
 //!   thresholds, the claims checked at their lines) → [`figure`] (SVG, and the social card as
 //!   PNG) → [`article`] (Markdown + Askama, and the data files) → [`package`] (provenance, the
-//!   zip, its README and inventory; with [`vendor`], the crates it carries) → [`validate`] (the
-//!   build's own checks) → [`dist`] (guarded, atomic output).
+//!   zip, its README and inventory; with [`vendoring`], the crates it carries) → [`self_check`] (the
+//!   build's own checks) → [`output`] (guarded, atomic output).
 //! - [`project`] loads the prose, settings, manifest, facts and claims at run time
 //!   (`docs/architecture.md` draws the layers and the stage order); [`pipeline`] only orders
 //!   the stages; [`walkthrough`] renders the scope walk-through,
@@ -24,22 +24,22 @@
 pub mod analysis;
 pub mod article;
 pub mod base;
-pub mod dist;
 pub mod evidence;
 pub mod figure;
 pub mod highlight;
 pub mod inputs;
 pub mod notebook;
+pub mod output;
 pub mod package;
 pub mod pipeline;
 pub mod project;
+pub mod self_check;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod signature;
 pub mod summary;
 pub mod synth;
-pub mod validate;
-pub mod vendor;
+pub mod vendoring;
 pub mod verify;
 pub mod walkthrough;
 

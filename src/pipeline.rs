@@ -1,8 +1,8 @@
 //! Runs the stages in order, from the project folder to the output folder:
 //! [`inputs`] → [`summary`] → [`analysis`] →
 //! [`highlight`] → [`evidence`] → [`figure`] →
-//! [`article`] → [`package`](mod@crate::package) → [`validate`] →
-//! [`signature`] → [`dist`](crate::dist). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
+//! [`article`] → [`package`](mod@crate::package) → [`self_check`] →
+//! [`signature`] → [`output`](crate::output). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
 //! Each step here only hands one stage's typed output to the next; what a file holds is decided
 //! by its stage.
 
@@ -14,17 +14,17 @@ use crate::article::{self, ArticleData};
 use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
 use crate::base::layout::{bundle_root, OutputFile};
-use crate::dist::{Dist, OutputDir};
 use crate::evidence::{self, Checks};
 use crate::figure::{self, Figures};
 use crate::highlight::{self, Highlights};
 use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
+use crate::output::{Dist, OutputDir};
 use crate::package;
 use crate::project::Project;
+use crate::self_check;
 use crate::signature;
 use crate::summary::{self, FileNames, Summary};
-use crate::validate;
-use crate::vendor;
+use crate::vendoring;
 
 /// Options of `scenario-ratios build`.
 #[derive(Debug, Clone)]
@@ -243,7 +243,7 @@ pub fn stage_package(
 /// Runs the build's own checks and adds their report, then SHA256SUMS. A failed check is an
 /// error naming it.
 pub fn finish(dist: &mut Dist) -> Result<()> {
-    validate::report::add_report(dist)?;
+    self_check::report::add_report(dist)?;
     dist.add_sums()
 }
 
@@ -376,7 +376,7 @@ pub fn build_in_memory(
         .unwrap_or_else(|| project.manifest.source_date_epoch());
     crate::base::archive::zip_time(epoch)?;
     let sources = package::source_files(&opts.root)?;
-    let crates = vendor::CrateSources::for_project(
+    let crates = vendoring::CrateSources::for_project(
         &opts.root,
         opts.crate_cache.clone(),
         opts.acquire.allow_download,
@@ -393,7 +393,7 @@ pub fn build_in_memory(
     let (inputs, computed, figures, mut dist, staged, vendored) = std::thread::scope(|scope| {
         let vendored = scope.spawn(|| match kept {
             Some((_, v)) => Ok(v),
-            None => vendor::fragment(&lock, &plan, &bundle_root(), epoch, &crates)
+            None => vendoring::fragment(&lock, &plan, &bundle_root(), epoch, &crates)
                 .and_then(package::Vendored::new),
         });
         let rest = (|| {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
 use crate::base::minisign::KeyId;
-use crate::dist::Dist;
+use crate::output::Dist;
 use crate::project::config::ArticleConfig;
 
 /// The secret key a build signs with: its file, and its password when it is encrypted.

@@ -1,4 +1,4 @@
-//! Stage 2 of the pipeline: load `summary.csv` and `summary.json` into typed rows and cross-check them.
+//! Load `summary.csv` and `summary.json` into typed rows and cross-check them.
 //!
 //! The two files describe the same 31-field rows. Each cell keeps the raw CSV string and the typed
 //! value of the JSON file; the loader refuses any disagreement between the two, naming the row ID,

@@ -23,8 +23,8 @@ use scenario_ratios::evidence::accuracy::{
 };
 use scenario_ratios::evidence::loadgen::parse_summary_log;
 use scenario_ratios::project::facts::CheckerFacts;
+use scenario_ratios::self_check;
 use scenario_ratios::summary::{self, FileNames};
-use scenario_ratios::validate;
 
 fn facts() -> &'static CheckerFacts {
     static FACTS: OnceLock<CheckerFacts> = OnceLock::new();
@@ -251,7 +251,7 @@ proptest! {
         n.feed(&html, 0);
         prop_assert_eq!(n.finish(), None);
         let page = format!("<html><body>\n{html}\n</body></html>");
-        prop_assert_eq!(validate::scan(&page).structure, Vec::<String>::new());
+        prop_assert_eq!(self_check::scan(&page).structure, Vec::<String>::new());
         // Cut one end tag: some element is then closed out of order or never.
         let ends: Vec<usize> = html.match_indices("</").map(|(i, _)| i).collect();
         if !ends.is_empty() {
@@ -290,7 +290,7 @@ proptest! {
 
     #[test]
     fn arbitrary_text_never_panics_the_page_scan_or_the_prose(text in ".{0,400}") {
-        let scan = validate::scan(&text);
+        let scan = self_check::scan(&text);
         let _ = scan.structure;
         let values = scenario_ratios::article::catalogue::Values::default();
         let _ = scenario_ratios::article::prose::render_prose(&text, &values, &Default::default(), &[], &[]);

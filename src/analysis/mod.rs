@@ -1,4 +1,4 @@
-//! Stage 3 of the pipeline: the results of the whole round. Scope the rows, match the Offline and
+//! The results of the whole round. Scope the rows, match the Offline and
 //! Server rows of one submission exactly, compute each pair's Server/Offline ratio, and summarise
 //! the ratios of each benchmark; pair the Interactive runs with their Offline runs the same way
 //! ([`interactive`]); and measure how robust the per-benchmark picture is ([`robustness`]). Which

@@ -156,7 +156,7 @@ struct SigningView<'a> {
 /// before the page are given with their size and SHA-256; SHA256SUMS lists the page's own hash
 /// and the validation report checks the page, so those two come after it: SHA256SUMS is given
 /// with its size (fixed by the file names), both without a hash.
-pub fn downloads(written: &crate::dist::Dist, published: &[OutputFile]) -> Vec<Download> {
+pub fn downloads(written: &crate::output::Dist, published: &[OutputFile]) -> Vec<Download> {
     let sums_size: usize = published
         .iter()
         .filter(|f| **f != OutputFile::Sums)

@@ -1,4 +1,4 @@
-//! Stage 6 of the pipeline: the article. The prose in `content/article.md` is Markdown with named
+//! The article. The prose in `content/article.md` is Markdown with named
 //! placeholders ([`prose`]); the values ([`values`], with the findings' wording in [`findings`])
 //! and blocks ([`blocks`]) are computed from the results into the [`catalogue`], and the page is
 //! wrapped in the Askama template `templates/article.html`. The data files beside it
@@ -9,7 +9,7 @@ pub mod catalogue;
 pub mod export;
 pub mod findings;
 pub mod prose;
-pub mod sanitize;
+pub mod sanitise;
 pub mod story;
 pub mod story_blocks;
 pub mod values;
@@ -42,7 +42,7 @@ pub struct ArticleData<'a> {
     pub facts: &'a CheckerFacts,
     /// The checked claims the prose may cite.
     pub notes: &'a [Note],
-    pub vendor_plan: &'a crate::vendor::Plan,
+    pub vendor_plan: &'a crate::vendoring::Plan,
     /// Both figures in both layouts.
     pub figures: &'a Figures,
     /// The rows of the downloads table.
@@ -215,7 +215,7 @@ const READING_PACE: usize = 200;
 /// "N min read", for the narrative of the rendered page `html` as the page check counts it (the
 /// byline itself is not part of it).
 fn reading_time(html: &str) -> String {
-    let units = crate::validate::prose::units(&crate::base::dom::Dom::parse(html));
+    let units = crate::self_check::prose::units(&crate::base::dom::Dom::parse(html));
     let words: usize = units
         .iter()
         .filter(|u| u.narrative)

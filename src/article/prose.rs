@@ -505,7 +505,7 @@ fn render_any(
     }
     let mut html = String::with_capacity(markdown.len() * 2);
     pulldown_cmark::html::push_html(&mut html, out.into_iter());
-    let html = super::sanitize::sanitise(&html, &marker, &placed, PROSE_PATH)?;
+    let html = super::sanitise::sanitise(&html, &marker, &placed, PROSE_PATH)?;
     Ok(Rendered {
         html,
         cited: citations.cited,

@@ -2,7 +2,7 @@
 //!
 //! The page the build writes closes every element it opens (its templates and pulldown-cmark
 //! do), so a tag out of place can only come from raw HTML in the prose. The prose is checked
-//! with it (naming the line of `content/article.md`), and the finished page again by `validate`
+//! with it (naming the line of `content/article.md`), and the finished page again by `self_check`
 //! (naming the line of `article.html`). Positions are byte offsets the caller turns into lines.
 
 use std::cell::{Cell, RefCell};

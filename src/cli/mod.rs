@@ -17,7 +17,7 @@ use scenario_ratios::base::text::escaped;
 use scenario_ratios::inputs::AcquireOptions;
 use scenario_ratios::pipeline::BuildOptions;
 use scenario_ratios::project;
-use scenario_ratios::vendor::DEFAULT_CRATE_CACHE;
+use scenario_ratios::vendoring::DEFAULT_CRATE_CACHE;
 
 /// Builds "The Server/Offline ratio is workload-specific" from pinned MLPerf Inference v6.1 results.
 ///

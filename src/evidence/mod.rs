@@ -1,4 +1,4 @@
-//! Stage 4 of the pipeline: check the highlighted rows against their LoadGen logs, their accuracy
+//! Check the highlighted rows against their LoadGen logs, their accuracy
 //! reports and the MLPerf rules.
 //!
 //! For each highlighted row the pipeline looks up the pinned `mlperf_log_summary.txt` and

@@ -1,4 +1,4 @@
-//! Stage 5 of the pipeline: the article's two figures as SVG, laid out here from the results and
+//! The article's two figures as SVG, laid out here from the results and
 //! drawn by the templates `templates/figure-highlights.svg` and `templates/figure-pairs.svg`.
 //!
 //! Figure 1 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped

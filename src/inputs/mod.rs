@@ -1,4 +1,4 @@
-//! Stage 1 of the pipeline: acquire every pinned upstream input and verify it.
+//! Acquire every pinned upstream input and verify it.
 //!
 //! The committed manifest (`data/inputs.json`, [`manifest`]) pins each input by repository,
 //! commit, path, size, SHA-256 and git blob SHA-1. An input is taken from the verified cache

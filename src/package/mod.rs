@@ -1,4 +1,4 @@
-//! Stage 7 of the pipeline: what a reader downloads and checks. `provenance.json` records where
+//! What a reader downloads and checks. `provenance.json` records where
 //! every input came from ([`provenance`](mod@provenance)); `reproducibility.zip` ([`zip`](mod@zip)) holds the
 //! pinned inputs, the project's source needed to rebuild ([`sources`]), the published outputs,
 //! its own README ([`readme`]), the vendored crates and an inventory of its own entries
@@ -21,10 +21,10 @@ pub use zip::{bundle, finish, stage, Bundle, Compressed, Staged, Vendored};
 
 use crate::base::error::Result;
 use crate::base::layout::{OutputFile, BUNDLE_README};
-use crate::dist::Dist;
 use crate::inputs::Inputs;
+use crate::output::Dist;
 use crate::project::Project;
-use crate::vendor::{CARGO_CONFIG, CARGO_CONFIG_PATH};
+use crate::vendoring::{CARGO_CONFIG, CARGO_CONFIG_PATH};
 
 /// Adds `provenance.json` to `dist`, and stages the bundle's own entries: the project's
 /// `sources`, the bundle's README and cargo configuration, the inputs, and a copy of every file

@@ -4,7 +4,7 @@
 use crate::base::error::{Error, Result};
 use crate::inputs::InputManifest;
 use crate::project::config::ArticleConfig;
-use crate::vendor::Plan;
+use crate::vendoring::Plan;
 
 #[derive(askama::Template)]
 #[template(path = "bundle/README.md", escape = "none")]

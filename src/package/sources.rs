@@ -13,7 +13,7 @@ use crate::project::{check_is_project, symlink_refused, Project};
 
 /// Minimal matcher for the project's `.gitignore`: `*` within a name, a trailing `/` for folders
 /// only, and git's anchoring (a pattern with a `/` at its start or in its middle matches from the
-/// project's root only, as `/dist/` names the output folder and not `src/dist/`; any other
+/// project's root only, as `/dist/` names the output folder and not `src/output/`; any other
 /// matches a name at any depth).
 struct GitIgnore {
     patterns: Vec<Pattern>,
@@ -242,7 +242,7 @@ mod tests {
         // vendored crates.
         assert!(!ig.ignores("src/dist", true));
         assert!(!ig.ignores("src/vendor", true));
-        assert!(!ig.ignores("src/dist/guard.rs", false));
+        assert!(!ig.ignores("src/output/guard.rs", false));
         assert!(!ig.ignores("tests/data/crates", true));
     }
 }

@@ -16,7 +16,7 @@ use crate::base::error::{Error, Result};
 use crate::base::layout::{bundle_root, check_entry_path, OutputFile, INVENTORY};
 use crate::base::sums::sums_listing;
 use crate::package::ro_crate::{Describer, FileFacts, RO_CRATE};
-use crate::vendor::{Fragment, VENDOR_DIR};
+use crate::vendoring::{Fragment, VENDOR_DIR};
 
 const BUNDLE: &str = OutputFile::Bundle.path();
 
@@ -371,7 +371,7 @@ mod tests {
         );
     }
 
-    /// A fragment of two vendored files, as `vendor::fragment` lays one out.
+    /// A fragment of two vendored files, as `vendoring::fragment` lays one out.
     fn fragment(room: usize) -> Fragment {
         let top = bundle_root();
         let options = SimpleFileOptions::default()

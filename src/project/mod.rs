@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
 use crate::inputs::{InputManifest, MANIFEST_PATH};
-use crate::vendor::{Plan, PLAN_PATH};
+use crate::vendoring::{Plan, PLAN_PATH};
 use claims::{ClaimRegister, CLAIMS_PATH};
 use config::{ArticleConfig, CONFIG_PATH};
 use facts::{CheckerFacts, FACTS_PATH};

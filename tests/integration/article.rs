@@ -2,7 +2,7 @@
 //! data-derived string is escaped, and the page loads nothing from the network.
 
 use crate::support;
-use scenario_ratios::dist::Dist;
+use scenario_ratios::output::Dist;
 use scenario_ratios::pipeline;
 
 fn build(case: &str) -> Dist {
@@ -127,13 +127,13 @@ fn hostile_names_are_escaped_in_html_and_svg() {
         "no script element but the JSON-LD block"
     );
     assert_eq!(
-        scenario_ratios::validate::page_problems(&html),
+        scenario_ratios::self_check::page_problems(&html),
         Vec::<String>::new()
     );
     // The reader sees the names as text, in the data page's table of pairs.
     let data = text(&d, "data.html");
     assert_eq!(
-        scenario_ratios::validate::page_problems(&data),
+        scenario_ratios::self_check::page_problems(&data),
         Vec::<String>::new()
     );
     assert!(!data.contains("<script>alert(1)</script>"));
@@ -396,10 +396,10 @@ fn a_wrong_value_in_the_lede_fails_the_build_check() {
         tampered.add(path, bytes).unwrap();
     }
     let summed = tampered.files().map(|(p, _)| p.to_string()).collect();
-    let checks = scenario_ratios::validate::validate(&tampered, &summed);
+    let checks = scenario_ratios::self_check::validate(&tampered, &summed);
     let c = checks
         .iter()
-        .find(|c| c.rule == scenario_ratios::validate::Rule::HighlightsMatchResults)
+        .find(|c| c.rule == scenario_ratios::self_check::Rule::HighlightsMatchResults)
         .unwrap();
     assert!(!c.passed);
     assert_eq!(
@@ -410,10 +410,10 @@ fn a_wrong_value_in_the_lede_fails_the_build_check() {
     // The untouched page passes the same check.
     d = build("base");
     let summed = d.files().map(|(p, _)| p.to_string()).collect();
-    let checks = scenario_ratios::validate::validate(&d, &summed);
+    let checks = scenario_ratios::self_check::validate(&d, &summed);
     assert!(checks
         .iter()
-        .any(|c| c.rule == scenario_ratios::validate::Rule::HighlightsMatchResults && c.passed));
+        .any(|c| c.rule == scenario_ratios::self_check::Rule::HighlightsMatchResults && c.passed));
 }
 
 /// A sentence that states a direction ("gives up", "above its own Offline rate") asks for a

@@ -377,7 +377,7 @@ fn every_checker_fact_is_at_its_line_of_the_bundled_source() {
 fn scratch_files_beside_the_sources_never_change_the_output() {
     let tmp = tempfile::tempdir().unwrap();
     let copy = support::project_copy(tmp.path());
-    let crates = support::root().join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE);
+    let crates = support::root().join(scenario_ratios::vendoring::DEFAULT_CRATE_CACHE);
     let build_copy = |out: &str| {
         let o = support::run(
             tmp.path(),

@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use scenario_ratios::article::catalogue::Blocks;
 use scenario_ratios::article::catalogue::Values;
 use scenario_ratios::article::prose::render_prose;
-use scenario_ratios::validate::page_problems;
+use scenario_ratios::self_check::page_problems;
 use scraper::{Html, Selector};
 
 /// Markup that refreshes, loads or runs something, each as a browser would see it if its

@@ -65,7 +65,7 @@ fn project_declaring(tmp: &Path, public_key: &str, doi: Option<&str>) -> PathBuf
 
 /// Builds `root` into `tmp/out`, signing with the key file `key` when given.
 fn build(tmp: &Path, root: &Path, out: &str, key: Option<&Path>) -> Output {
-    let crates = support::root().join(scenario_ratios::vendor::DEFAULT_CRATE_CACHE);
+    let crates = support::root().join(scenario_ratios::vendoring::DEFAULT_CRATE_CACHE);
     let mut c = support::binary();
     c.current_dir(tmp)
         .env_remove("SCENARIO_RATIOS_MINISIGN_KEY")

@@ -75,7 +75,7 @@ fn the_stubs_are_exactly_the_crates_no_linux_or_macos_build_compiles() {
     for target in plan["platforms"].as_array().unwrap() {
         compiled.extend(compiled_for(target.as_str().unwrap()));
     }
-    let locked: BTreeSet<String> = scenario_ratios::vendor::locked_crates(
+    let locked: BTreeSet<String> = scenario_ratios::vendoring::locked_crates(
         &std::fs::read_to_string(support::root().join("Cargo.lock")).unwrap(),
     )
     .unwrap()

@@ -1,5 +1,5 @@
 //! The article read as a browser reads it: the tree a spec-compliant parser (html5ever, into
-//! `validate::dom`) builds tells what could run code, refresh or load something,
+//! `base::dom`) builds tells what could run code, refresh or load something,
 //! the Content-Security-Policy, the ids, the links and the values the prose shows; its tags,
 //! token by token (html5ever's tokenizer), tell whether it closes each element in order
 //! and gives each id once.

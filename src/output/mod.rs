@@ -1,4 +1,4 @@
-//! Stage 9 of the pipeline: the output folder. Every file of a build is produced in memory first
+//! The output folder. Every file of a build is produced in memory first
 //! ([`Dist`]), then written into a temporary folder beside the target, read back and checked, and
 //! only then put in place in one step, so the output folder is never missing or partial, even if
 //! the process is killed.

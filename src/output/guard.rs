@@ -226,8 +226,8 @@ pub(super) fn is_empty_dir(dir: &Path) -> bool {
 mod tests {
     use super::*;
     use crate::base::ownership::marker_text;
-    use crate::dist::tests::project;
-    use crate::dist::Dist;
+    use crate::output::tests::project;
+    use crate::output::Dist;
 
     #[test]
     fn an_output_with_something_added_is_not_replaced() {

@@ -345,7 +345,7 @@ fn remove_previous(dir: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use crate::base::ownership::{marker_text, MARKER};
-    use crate::dist::tests::project;
+    use crate::output::tests::project;
 
     #[test]
     fn publish_replaces_only_its_own_folder_and_leaves_nothing_beside_it() {
@@ -386,7 +386,7 @@ mod tests {
 
     /// Copies the folder `from` to `to` (files only), as `cp -a` would.
     fn copy_dir(from: &Path, to: &Path) {
-        for (rel, path) in crate::dist::files_under(from).unwrap() {
+        for (rel, path) in crate::output::files_under(from).unwrap() {
             let target = to.join(rel);
             fs::create_dir_all(target.parent().unwrap()).unwrap();
             fs::copy(path, target).unwrap();

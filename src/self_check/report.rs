@@ -10,7 +10,7 @@ use super::{validate, Validation};
 use crate::base::error::{Error, Result};
 use crate::base::json;
 use crate::base::layout::OutputFile;
-use crate::dist::Dist;
+use crate::output::Dist;
 
 /// The report as it is published.
 #[derive(Serialize)]

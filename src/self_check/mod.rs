@@ -1,4 +1,4 @@
-//! Stage 8 of the pipeline: the build checks its own output before publishing it. Any failed
+//! The build checks its own output before publishing it. Any failed
 //! check stops the build, and the report is written to `qa/validation.json`.
 //!
 //! The article is checked as a browser reads it ([`page`]): on the tree html5ever builds, never by
@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::base::archive::{self, BUNDLE_LIMITS};
 use crate::base::layout::{OutputFile, INVENTORY};
-use crate::dist::Dist;
+use crate::output::Dist;
 use crate::package::inventory::{self, Discrepancy};
 
 pub mod page;
