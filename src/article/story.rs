@@ -198,6 +198,8 @@ struct LatencyWords<'a> {
     near: usize,
     near_tpot: usize,
     pairs: usize,
+    /// The median ratio of the pairs within 5 % of a limit, and of the others, when both exist.
+    near_ratios: Option<[String; 2]>,
 }
 
 #[derive(Template)]
@@ -572,6 +574,10 @@ fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
                     near: logs.near_limit,
                     near_tpot: b.iter().map(|x| x.near_tpot).sum(),
                     pairs: logs.with_factors,
+                    near_ratios: logs
+                        .median_ratio_near
+                        .zip(logs.median_ratio_other)
+                        .map(|(n, o)| [percent(n), percent(o)]),
                 },
                 "text/latency.txt",
             )?,
