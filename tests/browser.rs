@@ -313,6 +313,13 @@ fn check_lighthouse(lh: &Value, page: &str) {
         seo.iter().all(|a| a.starts_with("robots-txt:")),
         "{page}: SEO audits fail: {seo:?}"
     );
+    // The median of three runs (article-check.mjs): one run's score moves by 0.15 on this
+    // shared machine (the data page scored 1, 0.85 and 1 in three runs in a row).
+    assert_eq!(
+        lh["performance_runs"].as_array().map(Vec::len),
+        Some(3),
+        "{page}: {lh}"
+    );
     assert!(
         lh["scores"]["performance"].as_f64().unwrap() >= 0.9,
         "{page}: {lh}"

@@ -392,6 +392,26 @@ try {
         const address = `http://127.0.0.1:${server.address().port}/${path.basename(target.file)}`;
         const r = await lighthouse(address, { output: "json", logLevel: "error", formFactor: "mobile" }, undefined, page);
         const lhr = r.lhr;
+        // The performance score varies from run to run on a shared machine, so it is the median
+        // of three runs, as Lighthouse's own guidance on variability advises; the first run,
+        // which audits every category, is kept whole when it is the median one.
+        const runs = [lhr];
+        for (let i = 0; i < 2; i++) {
+          const again = await lighthouse(
+            address,
+            { output: "json", logLevel: "error", formFactor: "mobile", onlyCategories: ["performance"] },
+            undefined,
+            page,
+          );
+          runs.push(again.lhr);
+        }
+        const byScore = [...runs].sort((a, b) => a.categories.performance.score - b.categories.performance.score);
+        const median = byScore[1];
+        if (median !== lhr) {
+          lhr.categories.performance = median.categories.performance;
+          for (const a of median.categories.performance.auditRefs) lhr.audits[a.id] = median.audits[a.id];
+          lhr.audits["mainthread-work-breakdown"] = median.audits["mainthread-work-breakdown"];
+        }
         pageReport.lighthouse = {
           scores: Object.fromEntries(Object.entries(lhr.categories).map(([k, v]) => [k, v.score])),
           // Every scored audit of a category short of full marks, by category.
@@ -409,7 +429,12 @@ try {
               lhr.audits[id]?.numericValue ?? null,
             ]),
           ),
+          performance_runs: runs.map((x) => x.categories.performance.score),
           run_warnings: lhr.runWarnings,
+          // Where the main thread's time went, in ms (what a failing performance score is made of).
+          main_thread: Object.fromEntries(
+            (lhr.audits["mainthread-work-breakdown"]?.details?.items ?? []).map((i) => [i.group, Math.round(i.duration)]),
+          ),
         };
       } finally {
         await page.close();
