@@ -330,8 +330,12 @@ struct Collisions<'a> {
 /// A name as the most folding platform sees it: lower case, each part without its trailing
 /// dots and spaces.
 fn fold(nfc: &str) -> String {
-    nfc.to_lowercase()
-        .split('/')
+    without_trailing_dots(&nfc.to_lowercase())
+}
+
+/// `name` with each part's trailing dots and spaces dropped, as Windows drops them.
+fn without_trailing_dots(name: &str) -> String {
+    name.split('/')
         .map(|part| part.trim_end_matches(['.', ' ']))
         .collect::<Vec<_>>()
         .join("/")
@@ -375,14 +379,9 @@ impl<'a> Collisions<'a> {
             at += slash + 1;
         }
         if let Some(first) = self.folded.insert(folded, name) {
-            let trimmed = |n: &str| {
-                n.split('/')
-                    .map(|part| part.trim_end_matches(['.', ' ']).to_string())
-                    .collect::<Vec<_>>()
-            };
             let how = if first.to_lowercase() == name.to_lowercase() {
                 "differ only in case; unpacked on macOS or Windows one would overwrite the other"
-            } else if trimmed(first) == trimmed(name) {
+            } else if without_trailing_dots(first) == without_trailing_dots(name) {
                 "differ only in trailing dots or spaces, which Windows drops; unpacked there one would overwrite the other"
             } else {
                 "differ only in case and in trailing dots or spaces; unpacked on Windows one would overwrite the other"

@@ -99,6 +99,14 @@ fn is_combining(c: char) -> bool {
     )
 }
 
+/// The first character of `text` that [`is_invisible`] finds, other than tab, line feed and
+/// carriage return (which text files hold as whitespace), with its index in characters.
+pub fn first_invisible(text: &str) -> Option<(usize, char)> {
+    text.chars()
+        .enumerate()
+        .find(|&(_, c)| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r'))
+}
+
 /// The script of a letter, for the look-alike check: Latin, or one of the scripts whose letters
 /// pass for Latin ones (Cyrillic `а`, Greek `ο`, Armenian `օ`, Cherokee `Ꭺ`, fullwidth `Ａ`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -128,11 +136,7 @@ fn script(c: char) -> Script {
 /// letters of a script that passes for Latin (`NVIDIА` with a Cyrillic `А`). Tab, line feed and
 /// carriage return are left to the caller.
 pub fn lookalike(text: &str) -> Option<String> {
-    if let Some((at, c)) = text
-        .chars()
-        .enumerate()
-        .find(|&(_, c)| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r'))
-    {
+    if let Some((at, c)) = first_invisible(text) {
         return Some(format!(
             "invisible character U+{:04X} at character {at}; two names that differ only in it print alike, so it is refused",
             c as u32

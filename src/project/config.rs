@@ -268,11 +268,11 @@ impl ArticleConfig {
         {
             return Err(err(format!("{name} holds a control character")));
         }
-        if let Some((name, c)) = config.strings().find_map(|(name, v)| {
-            v.chars()
-                .find(|&c| crate::base::text::is_invisible(c))
-                .map(|c| (name, c))
-        }) {
+        // Controls are refused above, so tab, line feed and carriage return never reach here.
+        if let Some((name, c)) = config
+            .strings()
+            .find_map(|(name, v)| crate::base::text::first_invisible(v).map(|(_, c)| (name, c)))
+        {
             return Err(err(format!(
                 "{name} holds U+{:04X}, an invisible, bidirectional-control or noncharacter code point, which would make the page show something other than its text; remove it",
                 c as u32

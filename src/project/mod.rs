@@ -104,11 +104,7 @@ impl Project {
 /// settings.
 fn shown_as_written(name: &str, text: String) -> Result<String> {
     for (n, line) in text.lines().enumerate() {
-        if let Some((column, c)) = line
-            .chars()
-            .enumerate()
-            .find(|&(_, c)| crate::base::text::is_invisible(c) && c != '\t' && c != '\r')
-        {
+        if let Some((column, c)) = crate::base::text::first_invisible(line) {
             return Err(Error::Config {
                 file: name.into(),
                 message: format!(
