@@ -76,6 +76,11 @@ impl Sandbox {
 
     /// A build into `dist` (unless `extra` gives `--out`).
     fn build(&self, extra: &[&str]) -> Output {
+        self.build_command(extra).output().unwrap()
+    }
+
+    /// The command [`Sandbox::build`] runs, to add to before it runs.
+    fn build_command(&self, extra: &[&str]) -> Command {
         let mut c = self.command();
         c.arg("build")
             .arg("--root")
@@ -87,7 +92,8 @@ impl Sandbox {
         if !extra.contains(&"--out") {
             c.args(["--out", "dist"]);
         }
-        c.args(extra).output().unwrap()
+        c.args(extra);
+        c
     }
 
     /// A build on the given summaries (pinned by a test manifest).
@@ -386,13 +392,10 @@ fn make(case: &str, s: &Sandbox) -> String {
             // byte of the fragment's zip changes.
             let crates = s.tmp.join("crates");
             let build = || {
-                let mut c = s.command();
-                c.env("SCENARIO_RATIOS_CRATE_CACHE", &crates)
-                    .args(["build", "--root"])
-                    .arg(&s.root)
-                    .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
-                    .arg(support::mirror());
-                c.output().unwrap()
+                s.build_command(&["--mirror", support::mirror().to_str().unwrap()])
+                    .env("SCENARIO_RATIOS_CRATE_CACHE", &crates)
+                    .output()
+                    .unwrap()
             };
             s.built(&build());
             let zip = std::fs::read_dir(&crates)
@@ -821,15 +824,11 @@ fn make(case: &str, s: &Sandbox) -> String {
             use std::os::unix::ffi::OsStrExt;
             let name = std::ffi::OsStr::from_bytes(b"dist\xff");
             let line = s.refused(|s| {
-                let mut c = s.command();
-                c.arg("build")
-                    .arg("--root")
-                    .arg(&s.root)
-                    .args(["--offline", "--mirror"])
-                    .arg(support::mirror())
-                    .arg("--out")
-                    .arg(name);
-                c.output().unwrap()
+                // `--out` last, its value the name that is not UTF-8.
+                s.build_command(&["--mirror", support::mirror().to_str().unwrap(), "--out"])
+                    .arg(name)
+                    .output()
+                    .unwrap()
             });
             // Nothing was written under the name or under its lossy spelling.
             assert!(!s.tmp.join(name).exists());
@@ -851,38 +850,21 @@ fn make(case: &str, s: &Sandbox) -> String {
             c.output().unwrap()
         }),
         "a file-size limit" => s.refused(|s| {
-            let mut c = Command::new("sh");
-            c.current_dir(&s.tmp)
-                .arg("-c")
-                .arg("ulimit -f 2000 && exec \"$@\"")
-                .arg("sh")
-                .arg(support::binary().get_program())
-                .args(["build", "--root"])
-                .arg(&s.root)
-                .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
-                .arg(support::mirror())
-                // The vendored crates' part of the bundle, as cached by earlier builds.
-                .env(
-                    "SCENARIO_RATIOS_CRATE_CACHE",
-                    support::root().join("data/crates"),
-                )
-                .env_remove("UPSTREAM_MIRROR")
-                .env_remove("SOURCE_DATE_EPOCH");
-            c.output().unwrap()
+            let mut sh = Command::new("sh");
+            sh.args(["-c", "ulimit -f 2000 && exec \"$@\"", "sh"]);
+            let mirror = support::mirror();
+            let build = s.build_command(&["--mirror", mirror.to_str().unwrap()]);
+            support::wrapped(sh, &build).output().unwrap()
         }),
         "a wrong password for the signing key" => {
             let key = support::fixture("encrypted_signing_key").join("author.key");
             std::fs::copy(&key, s.tmp.join("author.key")).unwrap();
             s.refused(|s| {
-                let mut c = s.command();
-                c.arg("build")
-                    .arg("--root")
-                    .arg(&s.root)
-                    .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
-                    .arg(support::mirror())
+                s.build_command(&["--mirror", support::mirror().to_str().unwrap()])
                     .env("SCENARIO_RATIOS_MINISIGN_KEY", s.tmp.join("author.key"))
-                    .env("SCENARIO_RATIOS_MINISIGN_PASSWORD", "not the password");
-                c.output().unwrap()
+                    .env("SCENARIO_RATIOS_MINISIGN_PASSWORD", "not the password")
+                    .output()
+                    .unwrap()
             })
         }
         "a bidirectional control in the prose" => {
@@ -957,13 +939,8 @@ fn make(case: &str, s: &Sandbox) -> String {
                 .unwrap();
             assert!(made.success());
             s.refused(|s| {
-                let mut c = s.command();
-                c.arg("build")
-                    .arg("--root")
-                    .arg(&s.root)
-                    .args(["--offline", "--cache", "cache", "--out", "dist", "--mirror"])
-                    .arg(support::mirror())
-                    .stdout(std::process::Stdio::piped())
+                let mut c = s.build_command(&["--mirror", support::mirror().to_str().unwrap()]);
+                c.stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped());
                 let mut child = c.spawn().unwrap();
                 let started = std::time::Instant::now();

@@ -283,19 +283,8 @@ fn published_modes_ignore_the_umask_and_a_read_only_leftover_is_removed() {
     // The build run under `umask 077`, through the shell.
     let under_umask = |c: &Command| {
         let mut sh = Command::new("sh");
-        sh.arg("-c")
-            .arg("umask 077 && exec \"$@\"")
-            .arg("sh")
-            .arg(c.get_program())
-            .args(c.get_args());
-        for (k, v) in c.get_envs() {
-            match v {
-                Some(v) => sh.env(k, v),
-                None => sh.env_remove(k),
-            };
-        }
-        sh.current_dir(support::root());
-        sh
+        sh.args(["-c", "umask 077 && exec \"$@\"", "sh"]);
+        support::wrapped(sh, c)
     };
     let o = under_umask(&build_command(&out, &cache, EPOCHS[0]))
         .output()
@@ -362,18 +351,8 @@ fn published_modes_ignore_the_umask_and_a_read_only_leftover_is_removed() {
     let uid = Command::new("id").arg("-u").output().unwrap();
     let mut rebuild = if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
         let mut c = Command::new("setpriv");
-        c.arg("--bounding-set=-dac_override,-dac_read_search")
-            .arg("--")
-            .arg(build.get_program())
-            .args(build.get_args())
-            .current_dir(support::root());
-        for (k, v) in build.get_envs() {
-            match v {
-                Some(v) => c.env(k, v),
-                None => c.env_remove(k),
-            };
-        }
-        c
+        c.args(["--bounding-set=-dac_override,-dac_read_search", "--"]);
+        support::wrapped(c, &build)
     } else {
         build
     };

@@ -58,6 +58,23 @@ pub fn run(dir: &Path, args: &[&str]) -> Output {
 
 /// The built binary, with nothing inherited that points it elsewhere, and the repository's
 /// crate cache (so builds in project copies reuse its vendor fragment).
+/// `inner` run through `outer` (`sh -c 'ulimit -f 2000 && exec "$@"' sh`, `setpriv …`, whose
+/// arguments end where the command's begin): `outer` given `inner`'s program, arguments,
+/// environment changes and working folder.
+pub fn wrapped(mut outer: Command, inner: &Command) -> Command {
+    outer.arg(inner.get_program()).args(inner.get_args());
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => outer.env(k, v),
+            None => outer.env_remove(k),
+        };
+    }
+    if let Some(dir) = inner.get_current_dir() {
+        outer.current_dir(dir);
+    }
+    outer
+}
+
 pub fn binary() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
     c.env("SCENARIO_RATIOS_CRATE_CACHE", root().join("data/crates"))
