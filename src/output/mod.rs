@@ -144,10 +144,10 @@ impl Dist {
     fn write_into(&self, dir: &Path, identity: &Identity, shown: &Path) -> Result<()> {
         // A failure names the file as the output will hold it (`dist/reproducibility.zip`), not
         // by the temporary folder it was written in, which is removed.
-        let fail = |rel: &str, e: io::Error| Error::io(shown.join(rel), e);
+        let fail = |rel: &Path, e: io::Error| Error::io(shown.join(rel), e);
         let marker = dir.join(MARKER);
         let text = marker_text(Some(identity), self.files.keys().map(String::as_str));
-        sys::write_new_file(&marker, text.as_bytes()).map_err(|e| fail(MARKER, e))?;
+        sys::write_new_file(&marker, text.as_bytes()).map_err(|e| fail(Path::new(MARKER), e))?;
         let mut folders = vec![dir.to_path_buf()];
         for (path, (bytes, _)) in &self.files {
             let target = dir.join(path);
@@ -159,16 +159,12 @@ impl Dist {
             {
                 made.push(part);
                 if !folders.contains(&made) {
-                    sys::create_private_dir(&made).map_err(|e| {
-                        fail(
-                            &made.strip_prefix(dir).unwrap_or(&made).to_string_lossy(),
-                            e,
-                        )
-                    })?;
+                    sys::create_private_dir(&made)
+                        .map_err(|e| fail(made.strip_prefix(dir).unwrap_or(&made), e))?;
                     folders.push(made.clone());
                 }
             }
-            sys::write_new_file(&target, bytes).map_err(|e| fail(path, e))?;
+            sys::write_new_file(&target, bytes).map_err(|e| fail(Path::new(path), e))?;
         }
         for folder in folders.iter().rev() {
             sys::set_mode(folder, 0o755).map_err(|e| Error::io(folder, e))?;
