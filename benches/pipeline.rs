@@ -148,10 +148,10 @@ fn whole_pipeline_in_process(b: Bencher) {
         .bench_local_values(|vendored| {
             let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
             let figures = figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap();
-            let mut dist = pipeline::render_data(&c, &figures).unwrap();
+            let data = pipeline::render_data(&c, &figures).unwrap();
             let sources = package::source_files(root).unwrap();
-            let staged = pipeline::stage_package(
-                &mut dist,
+            let package = pipeline::stage_package(
+                &data,
                 real_inputs(),
                 &c,
                 sources,
@@ -159,10 +159,8 @@ fn whole_pipeline_in_process(b: Bencher) {
                 &mut package::Compressed::default(),
             )
             .unwrap();
-            package::add_bundle(&mut dist, staged, Some(vendored)).unwrap();
-            pipeline::render_article(&c, &figures, &mut dist).unwrap();
-            pipeline::finish(&mut dist).unwrap();
-            dist
+            let mut timings = pipeline::Timings::new();
+            pipeline::assemble(&c, &figures, data, package, Some(vendored), &mut timings).unwrap()
         });
 }
 

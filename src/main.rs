@@ -20,6 +20,7 @@ fn main() -> ExitCode {
     let result = match cli::parse() {
         Command::Build(args) => cli::build::run(args),
         Command::Explain(args) => cli::explain::run(args),
+        #[cfg(feature = "serve")]
         Command::Serve { input, port, bind } => cli::serve::run(input, &bind, port),
         Command::Synth {
             rows,

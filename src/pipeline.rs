@@ -2,9 +2,14 @@
 //! [`inputs`] → [`summary`] → [`analysis`] →
 //! [`highlight`] → [`evidence`] → [`figure`] →
 //! [`article`] → [`package`](mod@crate::package) → [`self_check`] →
-//! [`signature`] → [`output`](crate::output). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes.
+//! [`signature`] → [`output`](crate::output). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes;
+//! [`compute_from`] stops after the evidence (for `explain`) and [`render`] before the package
+//! (for the tests and the benches).
 //! Each step here only hands one stage's typed output to the next; what a file holds is decided
-//! by its stage.
+//! by its stage. Each rendering stage returns its own files, and the published set is assembled
+//! once, in [`build_in_memory`]: the data files and figures, the package's files, the bundle,
+//! then the pages (whose downloads table lists the files before them), then the build's own
+//! report and SHA256SUMS.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -61,6 +66,9 @@ pub struct BuildReport {
 #[derive(Debug, Clone)]
 pub struct Computed {
     pub project: Project,
+    /// The pins of the inputs it was computed from, which the outputs cite (the project's own
+    /// in a build; a test's or a bench's may differ).
+    pub manifest: InputManifest,
     pub summary: Summary,
     pub analysis: Analysis,
     pub highlights: Highlights,
@@ -81,9 +89,7 @@ pub fn load_project(opts: &BuildOptions) -> Result<Project> {
 }
 
 /// Loads both summaries from the verified inputs and runs the analysis and the checks.
-pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
-    // The article cites the pins of the inputs it was computed from.
-    project.manifest = inputs.manifest.clone();
+pub fn compute(project: Project, inputs: &Inputs) -> Result<Computed> {
     let csv = inputs.single(InputKind::SummaryCsv)?;
     let json = inputs.single(InputKind::SummaryJson)?;
     let summary = summary::load(
@@ -118,9 +124,10 @@ pub fn compute(mut project: Project, inputs: &Inputs) -> Result<Computed> {
     )?;
     project
         .claims
-        .check_inputs(&project.manifest, |pin| project.facts.source.is(pin))?;
+        .check_inputs(&inputs.manifest, |pin| project.facts.source.is(pin))?;
     let notes = project.claims.check(inputs)?;
     Ok(Computed {
+        manifest: inputs.manifest.clone(),
         project,
         summary,
         analysis,
@@ -160,7 +167,7 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
         OutputFile::Card.path(),
         figure::card::card(analysis, &computed.highlights, &project.config)?,
     )?;
-    let csv = project.manifest.single(InputKind::SummaryCsv)?;
+    let csv = computed.manifest.single(InputKind::SummaryCsv)?;
     let tree = article::ResultsTree {
         repository: &csv.repository,
         commit: &csv.commit,
@@ -184,11 +191,11 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     Ok(dist)
 }
 
-/// Renders the article, whose downloads table lists the files already in `dist`, and its data
-/// page, and adds them.
-pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -> Result<()> {
+/// Renders the article, whose downloads table lists the files of `listed` (every file published
+/// before the pages), and its data page.
+pub fn render_pages(computed: &Computed, figures: &Figures, listed: &Dist) -> Result<Dist> {
     let project = &computed.project;
-    let downloads = article::blocks::downloads(dist, OutputFile::ALL);
+    let downloads = article::blocks::downloads(listed, OutputFile::ALL);
     let pages = article::render(
         &ArticleData {
             config: &project.config,
@@ -196,7 +203,7 @@ pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -
             highlights: &computed.highlights,
             checks: &computed.checks,
             logs: &computed.logs,
-            manifest: &project.manifest,
+            manifest: &computed.manifest,
             facts: &project.facts,
             notes: &computed.notes,
             vendor_plan: &project.vendor_plan,
@@ -207,30 +214,32 @@ pub fn render_article(computed: &Computed, figures: &Figures, dist: &mut Dist) -
         &project.prose,
         &project.data_prose,
     )?;
-    dist.add(OutputFile::Article.path(), pages.article.into_bytes())?;
-    dist.add(OutputFile::DataPage.path(), pages.data.into_bytes())
+    let mut files = Dist::new();
+    files.add(OutputFile::Article.path(), pages.article.into_bytes())?;
+    files.add(OutputFile::DataPage.path(), pages.data.into_bytes())?;
+    Ok(files)
 }
 
 /// The data files, figures and article in memory, without the bundle (for tests and benches).
 pub fn render(computed: &Computed) -> Result<Dist> {
     let figures = figure::figures(&computed.analysis, &computed.highlights, &computed.logs)?;
-    let mut dist = render_data(computed, &figures)?;
-    render_article(computed, &figures, &mut dist)?;
-    Ok(dist)
+    let data = render_data(computed, &figures)?;
+    let pages = render_pages(computed, &figures, &data)?;
+    data.merged(pages)
 }
 
-/// Adds provenance, and stages the reproducibility bundle's own entries (see
+/// Makes provenance and the citation, and stages the reproducibility bundle's own entries (see
 /// [`package::stage_bundle`]).
 pub fn stage_package(
-    dist: &mut Dist,
+    data: &Dist,
     inputs: &Inputs,
     computed: &Computed,
     sources: BTreeMap<String, Vec<u8>>,
     source_date_epoch: i64,
     kept: &mut package::Compressed,
-) -> Result<package::Staged> {
+) -> Result<package::Package> {
     package::stage_bundle(
-        dist,
+        data,
         inputs,
         &computed.project,
         &computed.analysis.round,
@@ -240,11 +249,33 @@ pub fn stage_package(
     )
 }
 
-/// Runs the build's own checks and adds their report, then SHA256SUMS. A failed check is an
-/// error naming it.
-pub fn finish(dist: &mut Dist) -> Result<()> {
-    self_check::report::add_report(dist)?;
-    dist.add_sums()
+/// The published files with the build's own checks' report, then SHA256SUMS. A failed check
+/// is an error naming it.
+pub fn finish(mut dist: Dist) -> Result<Dist> {
+    self_check::report::add_report(&mut dist)?;
+    dist.add_sums()?;
+    Ok(dist)
+}
+
+/// The published files, assembled once from the stages' outputs: the data files and figures,
+/// the package's files and the bundle (on the vendored crates), then the pages, whose downloads
+/// table lists those files, then the build's own report and SHA256SUMS.
+pub fn assemble(
+    computed: &Computed,
+    figures: &Figures,
+    data: Dist,
+    package: package::Package,
+    vendored: Option<package::Vendored>,
+    timings: &mut Timings,
+) -> Result<Dist> {
+    let bundle = package::bundle_file(package.staged, vendored)?;
+    timings.lap("bundle on the vendored crates");
+    let listed = data.merged(package.files)?.merged(bundle)?;
+    let pages = render_pages(computed, figures, &listed)?;
+    timings.lap("article");
+    let dist = finish(listed.merged(pages)?)?;
+    timings.lap("validation and SHA256SUMS");
+    Ok(dist)
 }
 
 /// A build held in memory: the output files and what was computed.
@@ -390,7 +421,7 @@ pub fn build_in_memory(
         serde_json::to_string(&plan).unwrap_or_default()
     );
     let kept = reuse.vendored.take().filter(|(k, _)| *k == vendored_key);
-    let (inputs, computed, figures, mut dist, staged, vendored) = std::thread::scope(|scope| {
+    let (inputs, computed, figures, data, package, vendored) = std::thread::scope(|scope| {
         let vendored = scope.spawn(|| match kept {
             Some((_, v)) => Ok(v),
             None => vendoring::fragment(&lock, &plan, &bundle_root(), epoch, &crates)
@@ -399,9 +430,9 @@ pub fn build_in_memory(
         let rest = (|| {
             let inputs = reuse.inputs(&project.manifest, &opts.acquire)?;
             timings.lap("acquire + verify inputs");
-            let (computed, figures, mut dist) = reuse.data(project, &inputs, timings)?;
-            let staged = stage_package(
-                &mut dist,
+            let (computed, figures, data) = reuse.data(project, &inputs, timings)?;
+            let package = stage_package(
+                &data,
                 &inputs,
                 &computed,
                 sources,
@@ -409,7 +440,7 @@ pub fn build_in_memory(
                 &mut reuse.entries,
             )?;
             timings.lap("provenance, our bundle entries compressed");
-            Ok::<_, Error>((inputs, computed, figures, dist, staged))
+            Ok::<_, Error>((inputs, computed, figures, data, package))
         })();
         let vendored = vendored.join().unwrap_or_else(|_| {
             Err(Error::WorkerFailed {
@@ -417,18 +448,13 @@ pub fn build_in_memory(
             })
         });
         timings.lap("vendored crates (waited for)");
-        let (inputs, computed, figures, dist, staged) = rest?;
-        Ok::<_, Error>((inputs, computed, figures, dist, staged, vendored?))
+        let (inputs, computed, figures, data, package) = rest?;
+        Ok::<_, Error>((inputs, computed, figures, data, package, vendored?))
     })?;
     if reuse.keep {
         reuse.vendored = Some((vendored_key, vendored.copy()));
     }
-    package::add_bundle(&mut dist, staged, Some(vendored))?;
-    timings.lap("bundle on the vendored crates");
-    render_article(&computed, &figures, &mut dist)?;
-    timings.lap("article");
-    finish(&mut dist)?;
-    timings.lap("validation and SHA256SUMS");
+    let dist = assemble(&computed, &figures, data, package, Some(vendored), timings)?;
     Ok(InMemory {
         dist,
         computed,

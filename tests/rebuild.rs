@@ -133,6 +133,22 @@ fn the_article_reproduce_block_rebuilds_everything_offline_from_the_downloads() 
         rebuilt, published,
         "the rebuilt output differs from the published one"
     );
+
+    // The reader's binary is built without the live preview: its help lists no `serve`, and asked
+    // for one it says in one line how to build a binary that has it.
+    let bin = folder.join("target/reader/scenario-ratios");
+    let help = Command::new(&bin).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        !help.lines().any(|l| l.trim_start().starts_with("serve ")),
+        "{help}"
+    );
+    let serve = Command::new(&bin).arg("serve").output().unwrap();
+    assert_eq!(serve.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&serve.stderr),
+        "error: serve: this binary was built without the live preview; run: cargo run --release --features serve -- serve\n"
+    );
     // Nothing was downloaded: the cargo home is still empty of crates.
     assert!(!home.join("registry").exists(), "cargo used its registry");
 

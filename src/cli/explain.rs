@@ -12,7 +12,7 @@ pub fn run(args: InputArgs) -> scenario_ratios::Result<()> {
         &computed.analysis,
         &computed.highlights,
         &computed.logs,
-        &computed.project.manifest,
+        &computed.manifest,
     )?;
     // A terminal's prompt starts on a line of its own.
     out!("{}", text.strip_suffix('\n').unwrap_or(&text)).map_err(Error::Stdout)

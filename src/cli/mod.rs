@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod explain;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod synth;
 pub mod verify;
@@ -38,7 +39,8 @@ pub enum Command {
     Build(BuildArgs),
     /// Print the scope walk-through (rows left after each filter) and the matching outcome.
     Explain(InputArgs),
-    /// Live preview: build in memory, serve, reload on every saved edit (needs --features serve).
+    /// Live preview: build in memory, serve, reload on every saved edit.
+    #[cfg(feature = "serve")]
     Serve {
         #[command(flatten)]
         input: InputArgs,
@@ -247,6 +249,18 @@ fn given_before(matches: &ArgMatches) -> Option<String> {
 /// does, except that a help text lost on a full standard output (`> /dev/full`) is one line on
 /// standard error and status 1; a reader that stopped reading (`| head`) is no failure.
 fn exit_with(e: clap::Error) -> ! {
+    // A binary built without the live preview has no `serve` command; asked for one, it says how
+    // to build a binary that has.
+    if !cfg!(feature = "serve")
+        && e.kind() == clap::error::ErrorKind::InvalidSubcommand
+        && e.get(clap::error::ContextKind::InvalidSubcommand)
+            .is_some_and(|v| v.to_string() == "serve")
+    {
+        scenario_ratios::note!(
+            "error: serve: this binary was built without the live preview; run: cargo run --release --features serve -- serve"
+        );
+        std::process::exit(1)
+    }
     match e.print() {
         Err(io) if !console::is_closed_pipe(&io) => {
             let stream = if e.use_stderr() {
@@ -286,6 +300,7 @@ pub fn parse() -> Command {
             }
             Command::Explain(input.or(before.input))
         }
+        #[cfg(feature = "serve")]
         Some(Command::Serve { input, port, bind }) => {
             if let Some(option) = build_only_before(&matches) {
                 refuse(option, "serve", "build");

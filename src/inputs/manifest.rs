@@ -33,7 +33,7 @@ pub enum InputKind {
 }
 
 /// One upstream file pinned by the manifest.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PinnedInput {
     /// Logical name, unique in the manifest.
@@ -108,7 +108,7 @@ impl PinnedInput {
 }
 
 /// The committed manifest of pinned inputs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputManifest {
     pub about: String,
@@ -127,7 +127,7 @@ pub struct InputManifest {
 
 /// Where the manifest's list of further pinned files lives in the project, and what its bytes
 /// must be.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListPin {
     /// Relative to the project's root.

@@ -71,6 +71,14 @@ impl Dist {
         Ok(())
     }
 
+    /// These files and those of `other`, as one set; a path in both is an error.
+    pub fn merged(mut self, other: Dist) -> Result<Dist> {
+        for (path, (bytes, digest)) in other.files {
+            self.add_hashed(&path, bytes, digest)?;
+        }
+        Ok(self)
+    }
+
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).map(|(b, _)| b.as_slice())
     }

@@ -26,24 +26,34 @@ use crate::output::Dist;
 use crate::project::Project;
 use crate::vendoring::{CARGO_CONFIG, CARGO_CONFIG_PATH};
 
-/// Adds `provenance.json` to `dist`, and stages the bundle's own entries: the project's
-/// `sources`, the bundle's README and cargo configuration, the inputs, and a copy of every file
-/// already in `dist` that the bundle carries (`round` is the results' round, for the README);
-/// `kept` holds the entries earlier builds of this process compressed.
+/// The package stage's output before the vendored crates join it: its own published files
+/// (`provenance.json`, `CITATION.cff`) and the bundle's own entries, compressed.
+#[derive(Debug)]
+pub struct Package {
+    pub files: Dist,
+    pub staged: Staged,
+}
+
+/// Makes `provenance.json` and `CITATION.cff`, and stages the bundle's own entries: the
+/// project's `sources`, the bundle's README and cargo configuration, the inputs, and a copy of
+/// every published file the bundle carries, from `data` or this stage's own (`round` is the
+/// results' round, for the README); `kept` holds the entries earlier builds of this process
+/// compressed.
 pub fn stage_bundle(
-    dist: &mut Dist,
+    data: &Dist,
     inputs: &Inputs,
     project: &Project,
     round: &str,
     sources: BTreeMap<String, Vec<u8>>,
     source_date_epoch: i64,
     kept: &mut Compressed,
-) -> Result<Staged> {
-    dist.add(
+) -> Result<Package> {
+    let mut files = Dist::new();
+    files.add(
         OutputFile::Provenance.path(),
         provenance(inputs, &project.facts, source_date_epoch)?,
     )?;
-    dist.add(
+    files.add(
         OutputFile::Citation.path(),
         citation::citation_cff(&project.config)?,
     )?;
@@ -62,11 +72,12 @@ pub fn stage_bundle(
         entries.insert(bundle_path(&f.pin), f.bytes.clone());
     }
     for file in OutputFile::ALL {
-        if let (Some(at), Some(bytes)) = (file.in_bundle(), dist.get(file.path())) {
+        let bytes = data.get(file.path()).or_else(|| files.get(file.path()));
+        if let (Some(at), Some(bytes)) = (file.in_bundle(), bytes) {
             entries.insert(at, bytes.to_vec());
         }
     }
-    stage(
+    let staged = stage(
         &entries,
         source_date_epoch,
         Some(ro_crate::Describer {
@@ -74,11 +85,15 @@ pub fn stage_bundle(
             inputs: inputs.manifest.inputs.clone(),
         }),
         kept,
-    )
+    )?;
+    Ok(Package { files, staged })
 }
 
-/// Adds `reproducibility.zip`: the staged entries on top of the vendored crates.
-pub fn add_bundle(dist: &mut Dist, staged: Staged, vendored: Option<Vendored>) -> Result<()> {
+/// `reproducibility.zip`, the staged entries on top of the vendored crates, as a set of one
+/// published file.
+pub fn bundle_file(staged: Staged, vendored: Option<Vendored>) -> Result<Dist> {
     let bundle = finish(staged, vendored)?;
-    dist.add_hashed(OutputFile::Bundle.path(), bundle.bytes, bundle.sha256)
+    let mut file = Dist::new();
+    file.add_hashed(OutputFile::Bundle.path(), bundle.bytes, bundle.sha256)?;
+    Ok(file)
 }

@@ -13,6 +13,8 @@
 //
 // Usage: node article-check.mjs <folder for screenshots and PDFs> <page.html>[:<width>,...] ...
 //   (without widths, a page is checked at every width above)
+// CHECKS=pages leaves Lighthouse out; CHECKS=lighthouse runs Lighthouse alone (its performance
+// score measures the machine's load too, so it runs when nothing else does).
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -31,6 +33,7 @@ const pages = pageArgs.map((arg) => {
   const file = path.resolve(m ? m[1] : arg);
   return { file, name: path.basename(file, ".html"), widths: m ? m[2].split(",").map(Number) : ALL_WIDTHS };
 });
+const CHECKS = process.env.CHECKS || "all";
 const since = Date.now();
 const lap = (what) => process.stderr.write(`${((Date.now() - since) / 1000).toFixed(1)} s: ${what}\n`);
 
@@ -120,7 +123,7 @@ try {
     const pageReport = { page: target.name, views: [] };
     report.pages.push(pageReport);
     const views = target.widths.flatMap((w) => (w === 390 || w === 1280 ? [[w, "light"], [w, "dark"]] : [[w, "light"]]));
-    for (const [width, scheme] of views) {
+    for (const [width, scheme] of CHECKS === "lighthouse" ? [] : views) {
       const height = width < 641 ? 844 : 900;
       {
         const page = await browser.newPage();
@@ -351,7 +354,7 @@ try {
     lap(`${target.name}: ${views.length} views`);
 
     // Print: what the PDF holds, and the same in print emulation for the DOM-level checks.
-    {
+    if (CHECKS !== "lighthouse") {
       const page = await browser.newPage();
       await page.goto(url, { waitUntil: "load" });
       await page.emulateMediaType("print");
@@ -384,7 +387,7 @@ try {
     lap(`${target.name}: print`);
 
     // Lighthouse, mobile, as a host would serve the page.
-    {
+    if (CHECKS !== "pages") {
       const root = path.dirname(target.file);
       const server = await serve(root);
       const page = await browser.newPage();
@@ -445,7 +448,7 @@ try {
   }
 
   // The standalone figures beside the first page, opened as files of their own, light and dark.
-  for (const name of ["scenario-ratios.svg", "ratios-by-model.svg"]) {
+  for (const name of CHECKS === "lighthouse" ? [] : ["scenario-ratios.svg", "ratios-by-model.svg"]) {
     const file = path.resolve(path.dirname(pages[0].file), name);
     if (!fs.existsSync(file)) continue;
     for (const scheme of ["light", "dark"]) {

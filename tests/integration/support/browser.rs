@@ -71,9 +71,20 @@ pub fn browser() -> Option<Browser> {
 impl Browser {
     /// Runs `script` with node; returns its stdout, after checking that it succeeded.
     pub fn run(&self, script: &str, args: &[&str]) -> String {
+        self.run_with(script, args, &[])
+    }
+
+    /// Runs article-check.mjs with `CHECKS` set to `checks` (`pages`: all but Lighthouse;
+    /// `lighthouse`: Lighthouse alone); returns its report.
+    pub fn check(&self, checks: &str, args: &[&str]) -> String {
+        self.run_with("article-check.mjs", args, &[("CHECKS", checks)])
+    }
+
+    fn run_with(&self, script: &str, args: &[&str], env: &[(&str, &str)]) -> String {
         let o = Command::new(&self.node)
             .arg(self.scripts.join(script))
             .args(args)
+            .envs(env.iter().copied())
             .env("CHROMIUM", &self.chromium)
             .current_dir(&self.scripts)
             .output()
