@@ -17,7 +17,7 @@
 //!   (`docs/architecture.md` draws the layers and the stage order); [`pipeline`] only orders
 //!   the stages; [`walkthrough`] renders the scope walk-through,
 //!   [`verify`] is the reader's check, `serve` the live preview (feature `serve`), [`synth`]
-//!   writes synthetic inputs and [`notebook`] turns the walk-through notebook into a script.
+//!   writes synthetic inputs (for the tests, the benches and `examples/synth.rs`) and [`notebook`] turns the walk-through notebook into a script.
 //!
 //! The binary's `cli/` folder holds one file per command; its `main.rs` only dispatches.
 

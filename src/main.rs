@@ -22,12 +22,6 @@ fn main() -> ExitCode {
         Command::Explain(args) => cli::explain::run(args),
         #[cfg(feature = "serve")]
         Command::Serve { input, port, bind } => cli::serve::run(input, &bind, port),
-        Command::Synth {
-            rows,
-            seed,
-            out,
-            root,
-        } => cli::synth::run(rows, seed, &out, root),
         Command::Verify { path, public_key } => cli::verify::run(path, public_key),
     };
     match result {

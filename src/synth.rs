@@ -338,9 +338,23 @@ pub fn write(
             facts_source.path
         ))
     })?;
+    // The files the claims register cites too, since every build checks each claim at its lines.
+    let mut cited = vec![pin.clone()];
+    for claim in &project.claims.claims {
+        if cited.iter().all(|p| p.name != claim.input) {
+            if let Some(p) = project
+                .manifest
+                .inputs
+                .iter()
+                .find(|p| p.name == claim.input)
+            {
+                cited.push(p.clone());
+            }
+        }
+    }
     let source = crate::inputs::acquire(
         InputManifest {
-            inputs: vec![pin.clone()],
+            inputs: cited,
             listed: 0,
             ..project.manifest.clone()
         },

@@ -489,10 +489,9 @@ fn make(case: &str, s: &Sandbox) -> String {
                 _ => ("100000000", "big"),
             };
             let before = snapshot(&s.tmp);
-            let o = s
-                .command()
+            let o = support::example("synth")
                 .current_dir(&s.root)
-                .args(["synth", "--rows", rows, "--out", out])
+                .args(["--rows", rows, "--out", out])
                 .output()
                 .unwrap();
             assert_eq!(o.status.code(), Some(1));

@@ -18,62 +18,34 @@ use super::{
 use crate::base::error::Result;
 use crate::summary::{Field, RowId, Scenario, Summary, Typed};
 
-/// The scope of the Interactive pairs: the article's filters, with the scenario and `inferred`
-/// rules changed as the module says.
-pub const SCOPE: &[ScopeRule] = &[
-    ScopeRule {
-        field: Field::Availability,
-        rule: "Availability = available",
-        keep: |r| r.is_text(Field::Availability, "available"),
-    },
-    ScopeRule {
-        field: Field::Division,
-        rule: "Division = closed",
-        keep: |r| r.is_text(Field::Division, "closed"),
-    },
-    ScopeRule {
-        field: Field::SystemType,
-        rule: "SystemType = datacenter",
-        keep: |r| r.is_text(Field::SystemType, "datacenter"),
-    },
-    ScopeRule {
-        field: Field::Errors,
-        rule: "errors = 0",
-        keep: |r| r.typed(Field::Errors) == Typed::Int(0),
-    },
-    ScopeRule {
-        field: Field::Units,
-        rule: "Units = Tokens/s",
-        keep: |r| r.is_text(Field::Units, "Tokens/s"),
-    },
-    ScopeRule {
-        field: Field::Scenario,
-        rule: "Scenario is Offline or Interactive",
-        keep: |r| {
-            matches!(
-                r.scenario(),
-                Some(Scenario::Offline | Scenario::Interactive)
-            )
-        },
-    },
-    ScopeRule {
-        field: Field::Inferred,
-        rule: "inferred = 0 (Offline rows only)",
-        keep: |r| {
-            r.scenario() == Some(Scenario::Interactive) || r.typed(Field::Inferred) == Typed::Int(0)
-        },
-    },
-    ScopeRule {
-        field: Field::HasPower,
-        rule: "has_power = false",
-        keep: |r| r.typed(Field::HasPower) == Typed::Bool(false),
-    },
-    ScopeRule {
-        field: Field::DesignPowerWatts,
-        rule: "design_power_watts is null",
-        keep: |r| r.typed(Field::DesignPowerWatts) == Typed::Null,
-    },
-];
+/// The scope of the Interactive pairs: the article's filters ([`super::SCOPE`]), with the
+/// scenario and `inferred` rules changed as the module says.
+pub fn scope() -> Vec<ScopeRule> {
+    super::SCOPE
+        .iter()
+        .map(|rule| match rule.field {
+            Field::Scenario => ScopeRule {
+                field: Field::Scenario,
+                rule: "Scenario is Offline or Interactive",
+                keep: |r| {
+                    matches!(
+                        r.scenario(),
+                        Some(Scenario::Offline | Scenario::Interactive)
+                    )
+                },
+            },
+            Field::Inferred => ScopeRule {
+                field: Field::Inferred,
+                rule: "inferred = 0 (Offline rows only)",
+                keep: |r| {
+                    r.scenario() == Some(Scenario::Interactive)
+                        || r.typed(Field::Inferred) == Typed::Int(0)
+                },
+            },
+            _ => *rule,
+        })
+        .collect()
+}
 
 /// The fields two rows must share to pair an Interactive run with its Offline run: the key
 /// fields, less `inferred`.
@@ -174,7 +146,7 @@ impl InteractiveAnalysis {
 /// Pairs the Interactive rows with their Offline rows; `server` are the article's Server pairs.
 pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis> {
     let rows = &summary.rows;
-    let (eligible, steps) = scope_with(summary, SCOPE);
+    let (eligible, steps) = scope_with(summary, &scope());
     for &i in &eligible {
         result_of(&rows[i])?;
     }

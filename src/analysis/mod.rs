@@ -58,6 +58,7 @@ impl From<Ratio> for f64 {
 }
 
 /// One scope filter.
+#[derive(Clone, Copy)]
 pub struct ScopeRule {
     pub field: Field,
     /// The rule as shown to readers, e.g. `Division = closed`.

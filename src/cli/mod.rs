@@ -5,7 +5,6 @@ pub mod build;
 pub mod explain;
 #[cfg(feature = "serve")]
 pub mod serve;
-pub mod synth;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -50,21 +49,6 @@ pub enum Command {
         /// Address to listen on (only this machine by default).
         #[arg(long, default_value = "127.0.0.1")]
         bind: String,
-    },
-    /// Write a synthetic summary pair of N rows (and a manifest pinning it) for scaling tests.
-    Synth {
-        /// Number of rows (at most 100000).
-        #[arg(long)]
-        rows: usize,
-        /// Seed of the generator.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Folder to write into (mirror layout, plus inputs.json): new, empty, or one synth wrote.
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-        /// The project folder whose highlights the rows include [default: found upward].
-        #[arg(long, value_name = "DIR")]
-        root: Option<PathBuf>,
     },
     /// Check a published folder (SHA256SUMS, its signature and the bundle) or a reproducibility.zip.
     Verify {

@@ -40,3 +40,41 @@ fn write_claims_only_new_empty_or_its_own_folders() {
     assert!(write(&big, synth::MAX_ROWS + 1, 1).is_err());
     assert!(!big.exists());
 }
+
+/// The example, as README gives it: it writes the rows and prints a command that analyses them,
+/// and that command, run as printed, does.
+#[test]
+fn the_synth_example_prints_a_command_that_analyses_what_it_wrote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("syn");
+    let o = crate::support::example("synth")
+        .current_dir(crate::support::root())
+        .args(["--rows", "200", "--seed", "3", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    let said = String::from_utf8(o.stdout).unwrap();
+    let (_, command) = said
+        .trim_end()
+        .split_once("analyse with: scenario-ratios ")
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(said.starts_with("wrote 200 rows to "), "{said}");
+    // The printed paths hold no space here, so the command splits on spaces as a shell would.
+    let args: Vec<&str> = command.split(' ').collect();
+    let explained = crate::support::run(&crate::support::root(), &args);
+    assert!(
+        explained.status.success(),
+        "{}",
+        crate::support::stderr(&explained)
+    );
+    let text = String::from_utf8(explained.stdout).unwrap();
+    let first = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("All rows of the summary"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        first.trim_end().ends_with(" 200"),
+        "the walk-through starts from the 200 rows: {first}"
+    );
+}

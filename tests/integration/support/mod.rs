@@ -56,8 +56,6 @@ pub fn run(dir: &Path, args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-/// The built binary, with nothing inherited that points it elsewhere, and the repository's
-/// crate cache (so builds in project copies reuse its vendor fragment).
 /// `inner` run through `outer` (`sh -c 'ulimit -f 2000 && exec "$@"' sh`, `setpriv …`, whose
 /// arguments end where the command's begin): `outer` given `inner`'s program, arguments,
 /// environment changes and working folder.
@@ -75,12 +73,50 @@ pub fn wrapped(mut outer: Command, inner: &Command) -> Command {
     outer
 }
 
+/// The built binary, with nothing inherited that points it elsewhere, and the repository's
+/// crate cache (so builds in project copies reuse its vendor fragment).
 pub fn binary() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
     c.env("SCENARIO_RATIOS_CRATE_CACHE", root().join("data/crates"))
         .env_remove("UPSTREAM_MIRROR")
         .env_remove("SCENARIO_RATIOS_DOWNLOAD_BASE")
         .env_remove("SOURCE_DATE_EPOCH");
+    c
+}
+
+/// The example `name` (test tooling such as `synth`, not part of the published binary), built
+/// first with the features of this test build, so that it is never older than the library.
+pub fn example(name: &str) -> Command {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|b| b == name) {
+        let features: Vec<&str> = [
+            ("serve", cfg!(feature = "serve")),
+            ("sign", cfg!(feature = "sign")),
+        ]
+        .into_iter()
+        .filter_map(|(f, on)| on.then_some(f))
+        .collect();
+        let o = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["build", "--quiet", "--offline", "--example", name])
+            .args(["--features", &features.join(",")])
+            .current_dir(root())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            o.status.success(),
+            "cargo build --example {name}: {}",
+            stderr(&o)
+        );
+        built.push(name.to_string());
+    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_scenario-ratios"))
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name);
+    let mut c = Command::new(bin);
+    c.env_remove("UPSTREAM_MIRROR");
     c
 }
 
