@@ -6,7 +6,7 @@
 
 use askama::Template;
 
-use super::{coord, fit, render, ticks, title, Layout, Segment, Svg, Tick, Title};
+use super::{coord, fit, render, ticks, Layout, Svg};
 use crate::analysis::Analysis;
 use crate::base::error::{Error, Result};
 use crate::base::number::percent;
@@ -47,26 +47,16 @@ pub struct FactorMark {
 #[derive(Template)]
 #[template(path = "figure-factors.svg")]
 pub struct FactorsFigure {
-    pub id: String,
-    pub class: &'static str,
-    pub title: Title,
-    pub narrow: bool,
-    pub width: f64,
-    pub height: f64,
-    pub subtitle_y: f64,
-    pub plot_x: f64,
-    pub plot_right: f64,
-    pub axis_y: f64,
+    pub frame: super::Frame,
     pub strip_height: f64,
     /// The width of a dot's stroke: its diameter.
     pub dot_width: f64,
-    pub grid: Vec<Segment>,
-    pub reference: Vec<Segment>,
-    pub ticks: Vec<Tick>,
     pub bands: Vec<FactorBand>,
     pub marks: Vec<FactorMark>,
     pub note: Option<FactorsNote>,
 }
+
+super::framed!(FactorsFigure);
 
 #[derive(Template)]
 #[template(path = "text/title-factors.txt")]
@@ -202,21 +192,25 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
     let spans = super::merged(spans);
     render(
         &FactorsFigure {
-            id: format!("fig4{}", layout.suffix()),
-            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            title: title(&title_text, layout, 48),
-            narrow,
-            width,
-            height: coord(axis_y + if note.is_some() { 50.0 } else { 30.0 }),
-            subtitle_y: if narrow { 48.0 } else { 40.0 },
-            plot_x,
-            plot_right,
-            axis_y,
+            frame: super::Frame::new(
+                4,
+                layout,
+                &title_text,
+                (
+                    width,
+                    coord(axis_y + if note.is_some() { 50.0 } else { 30.0 }),
+                ),
+                super::Plot {
+                    x: plot_x,
+                    right: plot_right,
+                    axis_y,
+                    hundred: x_of(100.0),
+                },
+                ticks,
+                &spans,
+            ),
             strip_height,
             dot_width: 2.0 * dot,
-            grid: super::segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &spans),
-            reference: super::segments(&[coord(x_of(100.0))], &spans),
-            ticks,
             bands,
             marks,
             note,

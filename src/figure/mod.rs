@@ -368,6 +368,79 @@ fn fit_width(label: &str, width: f64, font_px: f64, bold: bool) -> String {
     format!("{}…", cut.trim_end())
 }
 
+/// What the four figures' drawings share: the `<svg>`'s id and class, its title and the layout
+/// it was drawn for, its size, where the subtitle sits, the plot's left and right edges and its
+/// axis, and the grid, the 100 % line and the ticks. Each figure holds one and derefs to it, so
+/// that its template reads these as its own (as Askama's template inheritance does).
+pub struct Frame {
+    pub id: String,
+    pub class: &'static str,
+    pub title: Title,
+    pub narrow: bool,
+    pub width: f64,
+    pub height: f64,
+    pub subtitle_y: f64,
+    pub plot_x: f64,
+    pub plot_right: f64,
+    pub axis_y: f64,
+    pub grid: Vec<Segment>,
+    pub reference: Vec<Segment>,
+    pub ticks: Vec<Tick>,
+}
+
+/// Where a figure's plot lies: its left and right edges, its axis, and the x of the 100 % line.
+struct Plot {
+    x: f64,
+    right: f64,
+    axis_y: f64,
+    hundred: f64,
+}
+
+impl Frame {
+    /// The frame of figure `number`, drawn for `layout`, `width` × `height`, titled `title_text`:
+    /// the grid at each tick and the 100 % line, both drawn only along `rows` (the rows of marks,
+    /// top and bottom), so that no line crosses a label.
+    fn new(
+        number: u8,
+        layout: Layout,
+        title_text: &str,
+        (width, height): (f64, f64),
+        plot: Plot,
+        ticks: Vec<Tick>,
+        rows: &[(f64, f64)],
+    ) -> Frame {
+        let narrow = layout == Layout::Narrow;
+        Frame {
+            id: format!("fig{number}{}", layout.suffix()),
+            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
+            title: title(title_text, layout, 48),
+            narrow,
+            width,
+            height,
+            subtitle_y: if narrow { 48.0 } else { 40.0 },
+            plot_x: plot.x,
+            plot_right: plot.right,
+            axis_y: plot.axis_y,
+            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), rows),
+            reference: segments(&[coord(plot.hundred)], rows),
+            ticks,
+        }
+    }
+}
+
+/// A figure reads its frame's fields as its own.
+macro_rules! framed {
+    ($figure:ty) => {
+        impl std::ops::Deref for $figure {
+            type Target = $crate::figure::Frame;
+            fn deref(&self) -> &Self::Target {
+                &self.frame
+            }
+        }
+    };
+}
+use framed;
+
 /// A figure's title, on one line (wide) or two (narrow), each with its baseline.
 pub struct Title {
     pub lines: Vec<(String, f64)>,
@@ -443,26 +516,16 @@ struct HighlightsTitle {
 #[derive(Template)]
 #[template(path = "figure-highlights.svg")]
 pub struct HighlightsFigure {
-    pub id: String,
-    pub class: &'static str,
-    pub title: Title,
-    pub narrow: bool,
-    pub width: f64,
-    pub height: f64,
-    pub subtitle_y: f64,
-    pub plot_x: f64,
-    pub plot_right: f64,
-    pub axis_y: f64,
+    pub frame: Frame,
     pub bar_height: f64,
-    pub grid: Vec<Segment>,
-    pub reference: Vec<Segment>,
-    pub ticks: Vec<Tick>,
     pub bars: Vec<Bar>,
     pub groups: Vec<GroupHeading>,
     pub spans: Vec<SpanMark>,
     pub legend: Vec<LegendItem>,
     pub note: Option<ClippedNote>,
 }
+
+framed!(HighlightsFigure);
 
 /// Figure 1: one bar per highlighted pair, grouped by system. Labels sit left of the plot (wide)
 /// or on a row of their own above each bar (narrow), values in a column right of it, and the
@@ -585,33 +648,34 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
         ],
     );
     let note = clipped_note(clipped, bottom + 20.0);
+    let title_text = HighlightsTitle {
+        span: points(highlights.span_pp),
+    }
+    .render()
+    .map_err(|e| Error::Template {
+        template: "text/title-highlights.txt".into(),
+        message: format!("template failed: {e}"),
+    })?;
     render(
         &HighlightsFigure {
-            id: format!("fig1{}", layout.suffix()),
-            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            title: title(
-                &HighlightsTitle {
-                    span: points(highlights.span_pp),
-                }
-                .render()
-                .map_err(|e| Error::Template {
-                    template: "text/title-highlights.txt".into(),
-                    message: format!("template failed: {e}"),
-                })?,
+            frame: Frame::new(
+                1,
                 layout,
-                48,
+                &title_text,
+                (
+                    width,
+                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+                ),
+                Plot {
+                    x: plot_x,
+                    right: plot_right,
+                    axis_y,
+                    hundred: x_of(100.0),
+                },
+                ticks,
+                &rows,
             ),
-            narrow,
-            width,
-            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-            subtitle_y: if narrow { 48.0 } else { 40.0 },
-            plot_x,
-            plot_right,
-            axis_y,
             bar_height,
-            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
-            reference: segments(&[coord(x_of(100.0))], &rows),
-            ticks,
             bars,
             groups,
             spans,
@@ -679,22 +743,10 @@ pub struct Band {
 #[derive(Template)]
 #[template(path = "figure-pairs.svg")]
 pub struct PairsFigure {
-    pub id: String,
-    pub class: &'static str,
-    pub title: Title,
-    pub narrow: bool,
-    pub width: f64,
-    pub height: f64,
-    pub subtitle_y: f64,
-    pub plot_x: f64,
-    pub plot_right: f64,
-    pub axis_y: f64,
+    pub frame: Frame,
     pub strip_height: f64,
     /// The width of a dot's stroke: its diameter.
     pub dot_width: f64,
-    pub grid: Vec<Segment>,
-    pub reference: Vec<Segment>,
-    pub ticks: Vec<Tick>,
     pub bands: Vec<Band>,
     pub marks: Vec<Mark>,
     /// Marks of CPU-only systems.
@@ -704,6 +756,8 @@ pub struct PairsFigure {
     pub named: Vec<NamedKey>,
     pub note: Option<ClippedNote>,
 }
+
+framed!(PairsFigure);
 
 /// A legend entry naming a highlighted system by the shape of its marks.
 pub struct NamedKey {
@@ -903,21 +957,25 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     })?;
     render(
         &PairsFigure {
-            id: format!("fig2{}", layout.suffix()),
-            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            title: title(&title_text, layout, 48),
-            narrow,
-            width,
-            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-            subtitle_y: if narrow { 48.0 } else { 40.0 },
-            plot_x,
-            plot_right,
-            axis_y,
+            frame: Frame::new(
+                2,
+                layout,
+                &title_text,
+                (
+                    width,
+                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+                ),
+                Plot {
+                    x: plot_x,
+                    right: plot_right,
+                    axis_y,
+                    hundred: x_of(100.0),
+                },
+                ticks,
+                &rows,
+            ),
             strip_height,
             dot_width: 2.0 * dot,
-            grid: segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &rows),
-            reference: segments(&[coord(x_of(100.0))], &rows),
-            ticks,
             bands,
             cpu_marks: marks.iter().filter(|m| m.cpu_only).count(),
             marks,

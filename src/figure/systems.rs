@@ -7,7 +7,7 @@
 
 use askama::Template;
 
-use super::{coord, fit_width, render, ticks, title, Layout, Segment, Svg, Tick, Title};
+use super::{coord, fit_width, render, ticks, Layout, Svg};
 use crate::analysis::Analysis;
 use crate::base::error::Result;
 use crate::base::number::percent;
@@ -76,25 +76,15 @@ pub struct ShapeKey {
 #[derive(Template)]
 #[template(path = "figure-systems.svg")]
 pub struct SystemsFigure {
-    pub id: String,
-    pub class: &'static str,
-    pub title: Title,
-    pub narrow: bool,
-    pub width: f64,
-    pub height: f64,
-    pub subtitle_y: f64,
-    pub plot_x: f64,
-    pub plot_right: f64,
-    pub axis_y: f64,
+    pub frame: super::Frame,
     pub benchmark: String,
-    pub grid: Vec<Segment>,
-    pub reference: Vec<Segment>,
-    pub ticks: Vec<Tick>,
     pub rows: Vec<SystemRow>,
     pub marks: Vec<SystemMark>,
     pub keys: Vec<ShapeKey>,
     pub note: Option<super::ClippedNote>,
 }
+
+super::framed!(SystemsFigure);
 
 #[derive(Template)]
 #[template(path = "text/title-systems.txt")]
@@ -290,20 +280,24 @@ pub fn systems(
     let spans = super::merged(spans);
     render(
         &SystemsFigure {
-            id: format!("fig3{}", layout.suffix()),
-            class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            title: title(&title_text, layout, 48),
-            narrow,
-            width,
-            height: coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-            subtitle_y: if narrow { 48.0 } else { 40.0 },
-            plot_x,
-            plot_right,
-            axis_y,
+            frame: super::Frame::new(
+                3,
+                layout,
+                &title_text,
+                (
+                    width,
+                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
+                ),
+                super::Plot {
+                    x: plot_x,
+                    right: plot_right,
+                    axis_y,
+                    hundred: x_of(100.0),
+                },
+                ticks,
+                &spans,
+            ),
             benchmark: lowest.to_string(),
-            grid: super::segments(&ticks.iter().map(|t| t.x).collect::<Vec<_>>(), &spans),
-            reference: super::segments(&[coord(x_of(100.0))], &spans),
-            ticks,
             rows,
             marks,
             keys,
