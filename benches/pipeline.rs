@@ -111,7 +111,7 @@ fn article_rendering(b: Bencher) {
                 highlights: &c.highlights,
                 checks: &c.checks,
                 logs: &c.logs,
-                manifest: &c.project.manifest,
+                manifest: &c.manifest,
                 facts: &c.project.facts,
                 notes: &c.notes,
                 vendor_plan: &c.project.vendor_plan,

@@ -65,6 +65,8 @@ pub struct BuildReport {
 /// Everything computed from the project and its inputs, before rendering.
 #[derive(Debug, Clone)]
 pub struct Computed {
+    /// The project as loaded. What the outputs cite is [`Computed::manifest`], not the
+    /// project's own manifest (which names what was to be acquired).
     pub project: Project,
     /// The pins of the inputs it was computed from, which the outputs cite (the project's own
     /// in a build; a test's or a bench's may differ).

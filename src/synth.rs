@@ -265,7 +265,7 @@ fn claim(dir: &std::path::Path) -> crate::Result<()> {
     claim(
         dir,
         MARKER,
-        "Written by scenario-ratios synth.\n",
+        "Written by the synth example of scenario-ratios (examples/synth.rs).\n",
         |state| {
             match state {
         Ownership::Foreign => Some(format!(
@@ -342,14 +342,17 @@ pub fn write(
     let mut cited = vec![pin.clone()];
     for claim in &project.claims.claims {
         if cited.iter().all(|p| p.name != claim.input) {
-            if let Some(p) = project
+            let p = project
                 .manifest
                 .inputs
                 .iter()
-                .find(|p| p.name == claim.input)
-            {
-                cited.push(p.clone());
-            }
+                .find(|p| p.name == claim.input);
+            cited.push(p.cloned().ok_or_else(|| {
+                Error::Synth(format!(
+                    "the project's input manifest does not pin {}, which claim {} cites",
+                    claim.input, claim.id
+                ))
+            })?);
         }
     }
     let source = crate::inputs::acquire(

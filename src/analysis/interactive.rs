@@ -283,3 +283,30 @@ fn alongside(pairs: &[InteractivePair], server: &[Pair]) -> Alongside {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::scope;
+    use crate::summary::Field;
+
+    /// The Interactive scope is the article's, rule for rule and in its order, but for the
+    /// scenario and `inferred` rules: a rule the article's scope drops or renames shows here.
+    #[test]
+    fn the_interactive_scope_is_the_articles_with_two_rules_changed() {
+        let rules: Vec<(Field, &str)> = scope().iter().map(|r| (r.field, r.rule)).collect();
+        assert_eq!(
+            rules,
+            [
+                (Field::Availability, "Availability = available"),
+                (Field::Division, "Division = closed"),
+                (Field::SystemType, "SystemType = datacenter"),
+                (Field::Errors, "errors = 0"),
+                (Field::Units, "Units = Tokens/s"),
+                (Field::Scenario, "Scenario is Offline or Interactive"),
+                (Field::Inferred, "inferred = 0 (Offline rows only)"),
+                (Field::HasPower, "has_power = false"),
+                (Field::DesignPowerWatts, "design_power_watts is null"),
+            ]
+        );
+    }
+}

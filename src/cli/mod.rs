@@ -298,7 +298,12 @@ pub fn parse() -> Command {
         Some(other) => {
             if let Some(option) = given_before(&matches) {
                 let name = matches.subcommand_name().unwrap_or("this command");
-                refuse(option, name, "build, explain and serve");
+                let readers = if cfg!(feature = "serve") {
+                    "build, explain and serve"
+                } else {
+                    "build and explain"
+                };
+                refuse(option, name, readers);
             }
             other
         }

@@ -85,11 +85,18 @@ pub fn binary() -> Command {
 }
 
 /// The example `name` (test tooling such as `synth`, not part of the published binary), built
-/// first with the features of this test build, so that it is never older than the library.
+/// first, in the dev profile and with the features of this test build (so that it reuses the
+/// library the tests were built with), and run from the path cargo reports for it: never a copy
+/// older than the library, whatever profile built an earlier one.
 pub fn example(name: &str) -> Command {
-    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !built.iter().any(|b| b == name) {
+    let known = built
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, p)| p.clone());
+    let bin = known.unwrap_or_else(|| {
+        // Every feature of Cargo.toml's [features], as this test build has it.
         let features: Vec<&str> = [
             ("serve", cfg!(feature = "serve")),
             ("sign", cfg!(feature = "sign")),
@@ -98,8 +105,8 @@ pub fn example(name: &str) -> Command {
         .filter_map(|(f, on)| on.then_some(f))
         .collect();
         let o = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(["build", "--quiet", "--offline", "--example", name])
-            .args(["--features", &features.join(",")])
+            .args(["build", "--quiet", "--offline", "--message-format=json"])
+            .args(["--example", name, "--features", &features.join(",")])
             .current_dir(root())
             .output()
             .expect("cargo runs");
@@ -108,13 +115,15 @@ pub fn example(name: &str) -> Command {
             "cargo build --example {name}: {}",
             stderr(&o)
         );
-        built.push(name.to_string());
-    }
-    let bin = Path::new(env!("CARGO_BIN_EXE_scenario-ratios"))
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(name);
+        let path = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .unwrap_or_else(|| panic!("cargo built no executable for example {name}"));
+        built.push((name.to_string(), path.clone()));
+        path
+    });
     let mut c = Command::new(bin);
     c.env_remove("UPSTREAM_MIRROR");
     c
