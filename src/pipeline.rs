@@ -1,8 +1,9 @@
 //! Runs the stages in order, from the project folder to the output folder:
 //! [`inputs`] → [`summary`] → [`analysis`] →
 //! [`highlight`] → [`evidence`] → [`figure`] →
-//! [`article`] → [`package`](mod@crate::package) → [`self_check`] →
-//! [`signature`] → [`output`](crate::output). [`build_in_memory`] stops before writing (for `serve`); [`build`] writes;
+//! [`article`] (the data files) → [`package`](mod@crate::package) → [`article`] (the pages) →
+//! [`self_check`] → [`signature`] → [`output`](crate::output). [`build_in_memory`] stops before
+//! writing (for `serve`); [`build`] writes;
 //! [`compute_from`] stops after the evidence (for `explain`) and [`render`] before the package
 //! (for the tests and the benches).
 //! Each step here only hands one stage's typed output to the next; what a file holds is decided
