@@ -11,9 +11,9 @@
 //!   (scope, matching, ratios) → [`highlight`] (the article's chosen pairs) → [`evidence`] (logs,
 //!   thresholds, the claims checked at their lines) → [`figure`] (SVG, and the social card as
 //!   PNG) → [`article`] (the data files) → [`package`] (provenance, the zip, its README and
-//!   inventory; with [`vendoring`], the crates it carries) → [`article`] again (the pages, Markdown
-//!   + Askama, whose downloads table lists the bundle's bytes) → [`self_check`] (the build's own
-//!   checks) → [`signature`] → [`output`] (guarded, atomic output).
+//!   inventory; with [`vendoring`], the crates it carries) → [`article`] again (the pages, from
+//!   Markdown and Askama, whose downloads table lists the bundle's bytes) → [`self_check`] (the
+//!   build's own checks) → [`signature`] → [`output`] (guarded, atomic output).
 //! - [`project`] loads the prose, settings, manifest, facts and claims at run time
 //!   (`docs/architecture.md` draws the layers and the stage order); [`pipeline`] only orders
 //!   the stages; [`walkthrough`] renders the scope walk-through,
