@@ -5,7 +5,8 @@
 //!
 //! - [`base`]: the building blocks (the error type, digests and the sha256sum listing, folder
 //!   ownership, text and number formats, bounded reading and downloading, system calls, zip
-//!   archives, HTML nesting, the calendar, the published layout). They import no stage.
+//!   archives, HTML nesting, template rendering, the calendar, the published layout). They import
+//!   no stage.
 //! - The stages, a linear pipeline, each a function from typed input to typed output:
 //!   [`inputs`] (acquire and verify) → [`summary`] (parse and cross-check) → [`analysis`]
 //!   (scope, matching, ratios) → [`highlight`] (the article's chosen pairs) → [`evidence`] (logs,

@@ -51,12 +51,9 @@ pub struct ArticleData<'a> {
     pub tool: &'a str,
 }
 
-pub(crate) fn template<T: Template>(t: &T, name: &str) -> Result<String> {
-    t.render().map_err(|e| Error::Template {
-        template: name.into(),
-        message: format!("template failed: {e}"),
-    })
-}
+/// A template rendered, a failure naming it (the building block's, under the name the article's
+/// modules call it by).
+pub(crate) use crate::base::template::render as template;
 
 pub(crate) fn pair_of<'a>(a: &'a Analysis, h: &Highlight) -> Result<&'a Pair> {
     a.pair(h.offline_id).ok_or_else(|| Error::NoPair {

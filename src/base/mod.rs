@@ -23,4 +23,5 @@ pub mod readability;
 pub mod stats;
 pub mod sums;
 pub mod sys;
+pub mod template;
 pub mod text;

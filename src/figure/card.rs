@@ -276,18 +276,16 @@ pub fn card(
     config: &ArticleConfig,
 ) -> Result<Vec<u8>> {
     let groups = super::bar_groups(analysis, highlights)?;
-    let text = Words {
-        config,
-        round: &analysis.round,
-        host: config.origin().trim_start_matches("https://"),
-        shown: highlights.highlights.len(),
-        pairs: analysis.counts.pairs,
-    }
-    .render()
-    .map_err(|e| Error::Template {
-        template: "text/card.txt".into(),
-        message: format!("template failed: {e}"),
-    })?;
+    let text = crate::base::template::render(
+        &Words {
+            config,
+            round: &analysis.round,
+            host: config.origin().trim_start_matches("https://"),
+            shown: highlights.highlights.len(),
+            pairs: analysis.counts.pairs,
+        },
+        "text/card.txt",
+    )?;
     let mut lines = text.lines();
     let mut line = || lines.next().unwrap_or_default();
     let (title, subtitle, byline, note) = (line(), line(), line(), line());

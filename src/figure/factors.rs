@@ -178,15 +178,13 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
     });
     let ticks = ticks(lo, hi, 10.0, 20.0, x_of);
     let title_text = match name {
-        Some((benchmark, also_nearest)) => TitleWords {
-            benchmark,
-            also_nearest,
-        }
-        .render()
-        .map_err(|e| Error::Template {
-            template: "text/title-factors.txt".into(),
-            message: format!("template failed: {e}"),
-        })?,
+        Some((benchmark, also_nearest)) => crate::base::template::render(
+            &TitleWords {
+                benchmark,
+                also_nearest,
+            },
+            "text/title-factors.txt",
+        )?,
         None => String::from("No pair has both logs"),
     };
     let spans = super::merged(spans);

@@ -17,6 +17,7 @@ use askama::Template;
 use crate::analysis::{Analysis, Pair, Ratio};
 use crate::base::error::{Error, Result};
 use crate::base::number::{coord, percent, points, tokens};
+use crate::base::template;
 use crate::evidence::pair_logs::PairLogs;
 use crate::highlight::Highlights;
 
@@ -49,10 +50,7 @@ impl Svg {
 }
 
 fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
-    t.render().map(Svg).map_err(|e| Error::Template {
-        template: name.into(),
-        message: format!("template failed: {e}"),
-    })
+    template::render(t, name).map(Svg)
 }
 
 /// The widest x axis a figure draws, in percent: a ratio beyond it (a typo in a Result, say) is
@@ -151,18 +149,16 @@ struct Tooltip<'a> {
 }
 
 fn tooltip(p: &Pair) -> Result<String> {
-    Tooltip {
-        p,
-        server: tokens(p.server),
-        offline: tokens(p.offline),
-        ratio: percent(p.ratio),
-    }
-    .render()
+    template::render(
+        &Tooltip {
+            p,
+            server: tokens(p.server),
+            offline: tokens(p.offline),
+            ratio: percent(p.ratio),
+        },
+        "text/pair-tooltip.txt",
+    )
     .map(|t| crate::base::text::join_units(&t, false))
-    .map_err(|e| Error::Template {
-        template: "text/pair-tooltip.txt".into(),
-        message: format!("template failed: {e}"),
-    })
 }
 
 /// One tick of an x axis.
@@ -648,14 +644,12 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
         ],
     );
     let note = clipped_note(clipped, bottom + 20.0);
-    let title_text = HighlightsTitle {
-        span: points(highlights.span_pp),
-    }
-    .render()
-    .map_err(|e| Error::Template {
-        template: "text/title-highlights.txt".into(),
-        message: format!("template failed: {e}"),
-    })?;
+    let title_text = template::render(
+        &HighlightsTitle {
+            span: points(highlights.span_pp),
+        },
+        "text/title-highlights.txt",
+    )?;
     render(
         &HighlightsFigure {
             frame: Frame::new(
@@ -946,15 +940,13 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
         ky
     };
     let note = clipped_note(clipped, bottom + 20.0);
-    let title_text = PairsTitle {
-        low: stats.first().map_or("", |b| b.benchmark.as_str()),
-        high: stats.last().map_or("", |b| b.benchmark.as_str()),
-    }
-    .render()
-    .map_err(|e| Error::Template {
-        template: "text/title-pairs.txt".into(),
-        message: format!("template failed: {e}"),
-    })?;
+    let title_text = template::render(
+        &PairsTitle {
+            low: stats.first().map_or("", |b| b.benchmark.as_str()),
+            high: stats.last().map_or("", |b| b.benchmark.as_str()),
+        },
+        "text/title-pairs.txt",
+    )?;
     render(
         &PairsFigure {
             frame: Frame::new(

@@ -267,16 +267,14 @@ pub fn systems(
         .filter(|(_, v)| v * 100.0 > hi)
         .count();
     let note = super::clipped_note(clipped, bottom + 20.0);
-    let title_text = TitleWords {
-        benchmark: lowest,
-        lowest_on,
-        systems: systems.len(),
-    }
-    .render()
-    .map_err(|e| crate::base::error::Error::Template {
-        template: "text/title-systems.txt".into(),
-        message: format!("template failed: {e}"),
-    })?;
+    let title_text = crate::base::template::render(
+        &TitleWords {
+            benchmark: lowest,
+            lowest_on,
+            systems: systems.len(),
+        },
+        "text/title-systems.txt",
+    )?;
     let spans = super::merged(spans);
     render(
         &SystemsFigure {
