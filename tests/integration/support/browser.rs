@@ -74,7 +74,7 @@ impl Browser {
         self.run_with(script, args, &[])
     }
 
-    /// Runs article-check.mjs with `CHECKS` set to `checks` (`pages`: all but Lighthouse;
+    /// Runs article-check.mjs with `CHECKS` set to `checks` (`all`; `pages`: all but Lighthouse;
     /// `lighthouse`: Lighthouse alone); returns its report.
     pub fn check(&self, checks: &str, args: &[&str]) -> String {
         self.run_with("article-check.mjs", args, &[("CHECKS", checks)])
