@@ -344,9 +344,7 @@ fn without_trailing_dots(name: &str) -> String {
 impl<'a> Collisions<'a> {
     fn add(&mut self, name: &'a str, problems: &mut Vec<String>) {
         let quote = |n: &str| quoted(n, 200);
-        let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
-            .normalize(name)
-            .into_owned();
+        let nfc = unicode_normalization::UnicodeNormalization::nfc(name).collect::<String>();
         if let Some(first) = self.normalised.insert(nfc.clone(), name) {
             problems.push(format!(
                 "entries {} and {} are one name in Unicode normalisation (NFC and NFD); unpacked on macOS they would be one file",
