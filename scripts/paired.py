@@ -3,8 +3,8 @@
 
     scripts/paired.py [-n RUNS] [--warmup N] --vs 'COMMAND B' -- COMMAND A ...
 
-A and B run in turn (A B A B ...), each RUNS times after WARMUP uncounted runs of each, their
-output thrown away. For each it prints the median, minimum and maximum of the wall and CPU
+A and B run in turn, each RUNS times after WARMUP uncounted runs of each, their output thrown
+away; the pairs alternate which runs first (A B, B A, ...), so an order effect cancels out. For each it prints the median, minimum and maximum of the wall and CPU
 (user + system, the children's own accounting) seconds, then the median of the pair-by-pair
 ratios A/B: pairing keeps a ratio meaningful when the machine's speed drifts during the call.
 COMMAND B is one string split as a shell splits words; write `sh -c '...'` for a pipe.
@@ -22,13 +22,28 @@ import time
 def run(argv):
     """One run of argv: (wall seconds, CPU seconds of the process and what it waited for)."""
     start = time.monotonic()
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    try:
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+    except OSError as e:
+        sys.exit(f"paired.py: {shlex.join(argv)}: cannot start: {e.strerror}")
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"paired.py: {shlex.join(argv)} exited with {os.waitstatus_to_exitcode(status)}")
+    code = os.waitstatus_to_exitcode(status)
+    process.returncode = code  # reaped here, not by Popen
+    if code < 0:
+        sys.exit(f"paired.py: {shlex.join(argv)} was killed by signal {-code}")
+    if code != 0:
+        sys.exit(f"paired.py: {shlex.join(argv)} exited with {code}")
     return wall, usage.ru_utime + usage.ru_stime
+
+
+def pair(a, b, i):
+    """Pair i: (A's run, B's run), B first in every other pair."""
+    if i % 2:
+        rb = run(b)
+        return run(a), rb
+    return run(a), run(b)
 
 
 def spread(values):
@@ -46,10 +61,9 @@ def main():
     b = shlex.split(args.vs)
     if not a or not b or args.n < 1 or args.warmup < 0:
         parser.error("give -n of at least 1, --vs 'COMMAND B' and -- COMMAND A")
-    for _ in range(args.warmup):
-        run(a)
-        run(b)
-    runs = [(run(a), run(b)) for _ in range(args.n)]
+    for i in range(args.warmup):
+        pair(a, b, i)
+    runs = [pair(a, b, i) for i in range(args.n)]
     for name, i in (("A", 0), ("B", 1)):
         print(f"{name} wall s {spread([r[i][0] for r in runs])}")
         print(f"{name} cpu s  {spread([r[i][1] for r in runs])}")
