@@ -321,7 +321,7 @@ pub fn card(
         .iter()
         .flat_map(|g| g.bars.iter().map(|b| b.ratio.percent()))
         .fold(100.0, f64::max);
-    let domain = ((max_pct / 10.0).ceil() * 10.0).clamp(110.0, super::AXIS_MAX_PERCENT);
+    let domain = super::axis_top(max_pct);
     let x_of = |pct: f64| {
         (f64::from(plot_x) + f64::from(plot_right - plot_x) * pct.clamp(0.0, domain) / domain)
             .round() as i64

@@ -92,9 +92,15 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
             Layout::Wide => (340.0, 730.0, 58.0, 24.0, 4.0, 16.0, 0.0, 0.0),
             Layout::Narrow => (16.0, 320.0, 60.0, 22.0, 2.0, 12.0, 16.0, 18.0),
         };
-    let (lo, hi) = (0.0, 110.0);
+    let scale = super::Scale {
+        x: plot_x,
+        right: plot_right,
+        lo: 0.0,
+        hi: 110.0,
+    };
+    let (lo, hi) = (scale.lo, scale.hi);
     let dot = if narrow { 3.2 } else { 3.6 };
-    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let x_of = |pct: f64| scale.x_of(pct);
     let name = named(logs);
     let mut y = top;
     let mut bands = Vec::new();
@@ -198,12 +204,7 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
                     width,
                     coord(axis_y + if note.is_some() { 50.0 } else { 30.0 }),
                 ),
-                super::Plot {
-                    x: plot_x,
-                    right: plot_right,
-                    axis_y,
-                    hundred: x_of(100.0),
-                },
+                scale.plot(axis_y),
                 ticks,
                 &spans,
             ),

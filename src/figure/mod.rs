@@ -392,6 +392,59 @@ struct Plot {
     hundred: f64,
 }
 
+/// The top of a percent axis that shows `max_pct`: rounded up to a ten, at least 110 % and at
+/// most [`AXIS_MAX_PERCENT`] (a ratio beyond it is drawn at the edge and said in a note).
+fn axis_top(max_pct: f64) -> f64 {
+    ((max_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT)
+}
+
+/// A figure's horizontal scale: percent from `lo` to `hi` across the plot, from `x` to `right`;
+/// a value outside is drawn at the nearer edge.
+#[derive(Clone, Copy)]
+struct Scale {
+    x: f64,
+    right: f64,
+    lo: f64,
+    hi: f64,
+}
+
+impl Scale {
+    /// The scale from 0 % to the [`axis_top`] of `percents` (and of 100 %).
+    fn from_zero(x: f64, right: f64, percents: impl Iterator<Item = f64>) -> Scale {
+        let hi = axis_top(percents.fold(100.0, f64::max));
+        Scale {
+            x,
+            right,
+            lo: 0.0,
+            hi,
+        }
+    }
+
+    /// The scale around `percents` and 100 %: from their least rounded down to a ten (at most
+    /// 90 %, at least 0) to their [`axis_top`].
+    fn around(x: f64, right: f64, percents: impl Iterator<Item = f64> + Clone) -> Scale {
+        let lo = ((percents.clone().fold(100.0, f64::min) / 10.0).floor() * 10.0).clamp(0.0, 90.0);
+        let hi = axis_top(percents.fold(100.0, f64::max));
+        Scale { x, right, lo, hi }
+    }
+
+    /// The x of `pct`.
+    fn x_of(&self, pct: f64) -> f64 {
+        self.x
+            + (self.right - self.x) * (pct.clamp(self.lo, self.hi) - self.lo) / (self.hi - self.lo)
+    }
+
+    /// The plot this scale spans, its axis at `axis_y`.
+    fn plot(&self, axis_y: f64) -> Plot {
+        Plot {
+            x: self.x,
+            right: self.right,
+            axis_y,
+            hundred: self.x_of(100.0),
+        }
+    }
+}
+
 impl Frame {
     /// The frame of figure `number`, drawn for `layout`, `width` × `height`, titled `title_text`:
     /// the grid at each tick and the 100 % line, both drawn only along `rows` (the rows of marks,
@@ -536,13 +589,13 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     };
     // Characters a label may take (the full text is in the tables).
     let max_label = if narrow { 40 } else { 30 };
-    let max_pct = highlights
-        .highlights
-        .iter()
-        .map(|h| h.ratio.percent())
-        .fold(100.0, f64::max);
-    let domain = ((max_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
-    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * pct.clamp(0.0, domain) / domain;
+    let scale = Scale::from_zero(
+        plot_x,
+        plot_right,
+        highlights.highlights.iter().map(|h| h.ratio.percent()),
+    );
+    let domain = scale.hi;
+    let x_of = |pct: f64| scale.x_of(pct);
     let clipped = highlights
         .highlights
         .iter()
@@ -660,12 +713,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
                     width,
                     coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                 ),
-                Plot {
-                    x: plot_x,
-                    right: plot_right,
-                    axis_y,
-                    hundred: x_of(100.0),
-                },
+                scale.plot(axis_y),
                 ticks,
                 &rows,
             ),
@@ -793,19 +841,13 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
         Layout::Narrow => (12.0, 326.0, 58.0, 74.0, 46.0, 24.0),
     };
     let stats = &analysis.benchmarks;
-    let lo_pct = analysis
-        .pairs
-        .iter()
-        .map(|p| p.ratio.percent())
-        .fold(100.0, f64::min);
-    let hi_pct = analysis
-        .pairs
-        .iter()
-        .map(|p| p.ratio.percent())
-        .fold(100.0, f64::max);
-    let lo = ((lo_pct / 10.0).floor() * 10.0).clamp(0.0, 90.0);
-    let hi = ((hi_pct / 10.0).ceil() * 10.0).clamp(110.0, AXIS_MAX_PERCENT);
-    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let scale = Scale::around(
+        plot_x,
+        plot_right,
+        analysis.pairs.iter().map(|p| p.ratio.percent()),
+    );
+    let (lo, hi) = (scale.lo, scale.hi);
+    let x_of = |pct: f64| scale.x_of(pct);
     let clipped = analysis
         .pairs
         .iter()
@@ -957,12 +999,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
                     width,
                     coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                 ),
-                Plot {
-                    x: plot_x,
-                    right: plot_right,
-                    axis_y,
-                    hundred: x_of(100.0),
-                },
+                scale.plot(axis_y),
                 ticks,
                 &rows,
             ),

@@ -172,13 +172,15 @@ pub fn systems(
         Layout::Wide => (270.0, 730.0, 58.0, 21.0, 5.0),
         Layout::Narrow => (22.0, 320.0, 60.0, 15.0, 4.2),
     };
-    let all = systems
-        .iter()
-        .flat_map(|s| s.ratios.iter().map(|(_, v)| v * 100.0));
-    let lo = ((all.clone().fold(100.0, f64::min) / 10.0).floor() * 10.0).clamp(0.0, 90.0);
-    let hi =
-        ((all.fold(100.0, f64::max) / 10.0).ceil() * 10.0).clamp(110.0, super::AXIS_MAX_PERCENT);
-    let x_of = |pct: f64| plot_x + (plot_right - plot_x) * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let scale = super::Scale::around(
+        plot_x,
+        plot_right,
+        systems
+            .iter()
+            .flat_map(|s| s.ratios.iter().map(|(_, v)| v * 100.0)),
+    );
+    let (lo, hi) = (scale.lo, scale.hi);
+    let x_of = |pct: f64| scale.x_of(pct);
     let mut rows = Vec::new();
     let mut marks = Vec::new();
     let mut spans = Vec::new();
@@ -286,12 +288,7 @@ pub fn systems(
                     width,
                     coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                 ),
-                super::Plot {
-                    x: plot_x,
-                    right: plot_right,
-                    axis_y,
-                    hundred: x_of(100.0),
-                },
+                scale.plot(axis_y),
                 ticks,
                 &spans,
             ),
