@@ -616,7 +616,7 @@ pub fn is_bidi_control(c: char) -> bool {
 /// Why two texts that differ would print alike: one Unicode normalisation apart (NFC and NFD),
 /// or an invisible character apart (a zero-width space). Empty otherwise.
 fn invisible_difference(a: &str, b: &str) -> String {
-    let nfc = |s: &str| unicode_normalization::UnicodeNormalization::nfc(s).collect::<String>();
+    let nfc = crate::base::text::nfc;
     let visible = |s: &str| -> String {
         s.chars()
             .filter(|&c| !crate::base::text::is_invisible(c))

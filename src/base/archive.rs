@@ -344,7 +344,7 @@ fn without_trailing_dots(name: &str) -> String {
 impl<'a> Collisions<'a> {
     fn add(&mut self, name: &'a str, problems: &mut Vec<String>) {
         let quote = |n: &str| quoted(n, 200);
-        let nfc = unicode_normalization::UnicodeNormalization::nfc(name).collect::<String>();
+        let nfc = crate::base::text::nfc(name);
         if let Some(first) = self.normalised.insert(nfc.clone(), name) {
             problems.push(format!(
                 "entries {} and {} are one name in Unicode normalisation (NFC and NFD); unpacked on macOS they would be one file",

@@ -11,6 +11,12 @@ pub fn excerpt(s: &str, max: usize) -> String {
     }
 }
 
+/// `text` in Unicode's composed normal form (NFC): two texts that print alike as one letter and
+/// a combining mark, or as the composed letter, become equal.
+pub fn nfc(text: &str) -> String {
+    unicode_normalization::UnicodeNormalization::nfc(text).collect()
+}
+
 /// True for a character that a terminal would not show as itself: control characters (a
 /// newline or an ESC could forge a second line or recolour the screen), the bidirectional
 /// controls that reorder what is shown (U+202E and its kin), and the invisible format characters
