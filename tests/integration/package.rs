@@ -79,7 +79,7 @@ assert vendored and names[:len(vendored)] == sorted(vendored), "the vendored cra
 rest = names[len(vendored):]
 assert rest == sorted(rest) and not any(n.startswith(folder + "/vendor/") for n in rest), \
     "then every other entry, sorted"
-# 14.5 MB: the page check and the sanitiser parse HTML with html5ever; ammonia brings url and idna,
+# 14.6 MB: the page check and the sanitiser parse HTML with html5ever; ammonia brings url and idna,
 # whose adapter is pinned to the unicode-rs tables (Cargo.toml says why).
 assert os.path.getsize(path) <= 20 * 2**20, f"{os.path.getsize(path)} bytes, more than 20 MiB"
 top = {n.split("/")[0] for n in names}
