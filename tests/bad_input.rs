@@ -130,6 +130,8 @@ impl Sandbox {
 }
 
 const SUMMARY_CSV: &str = "mlcommons/inference_results_v6.1/summary.csv";
+/// One of the LoadGen logs data/loadgen-logs.json lists, in the mirror.
+const AMD_OFFLINE_LOG: &str = "intel-ai-tce/inference_results_v6.1/closed/AMD/results/8xMI355X_2xEPYC_9575F/gpt-oss-120b/Offline/performance/run_1/mlperf_log_summary.txt";
 
 /// Makes one case and returns the line the user sees.
 fn make(case: &str, s: &Sandbox) -> String {
@@ -306,6 +308,14 @@ fn make(case: &str, s: &Sandbox) -> String {
                 let p = m.join(SUMMARY_CSV);
                 let mut bytes = std::fs::read(&p).unwrap();
                 bytes.push(b'\n');
+                std::fs::write(&p, bytes).unwrap();
+            })
+        }),
+        "a changed LoadGen log" => s.refused(|s| {
+            s.build_real_mirror(|m| {
+                let p = m.join(AMD_OFFLINE_LOG);
+                let mut bytes = std::fs::read(&p).unwrap();
+                bytes[100] ^= 1;
                 std::fs::write(&p, bytes).unwrap();
             })
         }),
