@@ -98,6 +98,9 @@ pub struct Lowest {
     /// On those, how far below the next lowest it lies, in percentage points: least, median
     /// and most (none when it is lowest nowhere).
     pub gap_pp: Option<[f64; 3]>,
+    /// The accelerators of the systems counted in `systems`, as the summary names them (CPU-only
+    /// systems have none), sorted and each once.
+    pub accelerators: Vec<String>,
 }
 
 /// What the split and the comparisons find.
@@ -147,12 +150,22 @@ fn once_each(pairs: &[Pair]) -> BTreeMap<System<'_>, BTreeMap<&str, f64>> {
 /// For each benchmark, the systems that ran it beside another, and where it keeps the least.
 fn lowest(pairs: &[Pair], benchmarks: &[String]) -> Vec<Lowest> {
     let systems = once_each(pairs);
+    let mut accelerators_of: BTreeMap<System, BTreeSet<&str>> = BTreeMap::new();
+    for p in pairs {
+        if let Some(name) = p.submission.accelerator_name() {
+            accelerators_of
+                .entry(system_of(p))
+                .or_default()
+                .insert(name);
+        }
+    }
     benchmarks
         .iter()
         .map(|b| {
             let mut n = 0;
             let mut gaps = Vec::new();
-            for ran in systems.values() {
+            let mut accelerators = BTreeSet::new();
+            for (system, ran) in &systems {
                 let Some(&own) = ran.get(b.as_str()) else {
                     continue;
                 };
@@ -163,6 +176,7 @@ fn lowest(pairs: &[Pair], benchmarks: &[String]) -> Vec<Lowest> {
                     .fold(f64::INFINITY, f64::min);
                 if next.is_finite() {
                     n += 1;
+                    accelerators.extend(accelerators_of.get(system).into_iter().flatten());
                     if own < next {
                         gaps.push((next - own) * 100.0);
                     }
@@ -175,6 +189,7 @@ fn lowest(pairs: &[Pair], benchmarks: &[String]) -> Vec<Lowest> {
                 lowest_on: gaps.len(),
                 gap_pp: crate::analysis::median(gaps.clone())
                     .map(|m| [gaps[0], m, gaps[gaps.len() - 1]]),
+                accelerators: accelerators.into_iter().map(str::to_string).collect(),
             }
         })
         .collect()
@@ -440,7 +455,16 @@ mod tests {
     }
 
     /// A pair of `system` on `benchmark` keeping `ratio`.
+    /// A pair of `system` (whose accelerator the lowest-benchmark test names: C is CPU-only).
     fn pair(system: &str, benchmark: &str, ratio: f64) -> Pair {
+        let accelerator = match system {
+            "A" => Some("NVIDIA H100"),
+            "B" => Some("Nvidia H100"),
+            "C" => Some("Intel Xeon"),
+            "D" => Some("AMD MI300X"),
+            "E" => Some("Intel Gaudi 3"),
+            _ => None,
+        };
         Pair {
             offline_id: crate::summary::RowId(0),
             server_id: crate::summary::RowId(1),
@@ -450,11 +474,11 @@ mod tests {
                 platform: system.into(),
                 model: benchmark.into(),
                 benchmark: benchmark.into(),
-                accelerator: None,
+                accelerator: accelerator.map(str::to_string),
                 nodes: None,
                 accelerators_per_node: None,
                 total_accelerators: None,
-                cpu_only: false,
+                cpu_only: system == "C",
                 framework: String::new(),
             },
             offline_location: String::new(),
@@ -493,12 +517,15 @@ mod tests {
                 && (median - 10.0).abs() < 1e-9
                 && (most - 30.0).abs() < 1e-9
         );
+        // The accelerators of A, B and C, each spelling once; C is CPU-only and names none.
+        assert_eq!(x.accelerators, ["NVIDIA H100", "Nvidia H100"]);
         // Y is lowest on D only (against Z, 0.80): Z is lowest there.
         assert_eq!((found.lowest[1].systems, found.lowest[1].lowest_on), (3, 0));
         // Z is lowest on D, by 10 points (of B, C and D).
         let z = &found.lowest[2];
         assert_eq!((z.systems, z.lowest_on), (3, 1));
         assert!(z.gap_pp.unwrap().iter().all(|g| (g - 10.0).abs() < 1e-9));
+        assert_eq!(z.accelerators, ["AMD MI300X", "Nvidia H100"]);
         // X against Y: on A and B, Y keeps more; 2 of 2 one way, p = 2 / 4.
         let xy = &found.comparisons[0];
         assert_eq!((xy.first.as_str(), xy.second.as_str()), ("X", "Y"));

@@ -81,6 +81,8 @@ struct LowestWords<'a> {
     /// The sign test of the lowest benchmark against the one it was compared with on the most
     /// systems.
     test: Option<(&'a Comparison, String)>,
+    /// The maker of every accelerator of those systems, when they share one.
+    vendor: Option<String>,
 }
 
 #[derive(Template)]
@@ -277,6 +279,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                         lowest: l,
                         gap: l.gap_pp.map(|g| g.map(points)),
                         test,
+                        vendor: super::findings::vendor(&l.accelerators),
                     },
                     "text/lowest.txt",
                 )?,
@@ -836,5 +839,46 @@ mod tests {
         assert_eq!(p_value(0.00521), "p = 0.0052");
         assert_eq!(p_value(0.2668), "p = 0.27");
         assert_eq!(p_value(1.0), "p = 1.00");
+    }
+
+    #[test]
+    fn the_sign_test_is_qualified_when_every_system_shares_one_accelerator_maker() {
+        let lowest = Lowest {
+            benchmark: "X".into(),
+            systems: 3,
+            lowest_on: 3,
+            gap_pp: Some([1.0, 2.0, 3.0]),
+            accelerators: vec!["ACME A1".into(), "Acme A2".into()],
+        };
+        let comparison = Comparison {
+            first: "X".into(),
+            second: "Y".into(),
+            systems: 3,
+            first_higher: 0,
+            second_higher: 3,
+            ties: 0,
+            p_value: 0.25,
+            within_one_point: 0,
+        };
+        let words = |vendor: Option<String>| {
+            template(
+                &LowestWords {
+                    lowest: &lowest,
+                    gap: None,
+                    test: Some((&comparison, "p = 0.25".into())),
+                    vendor,
+                },
+                "text/lowest.txt",
+            )
+            .unwrap()
+        };
+        let shared = words(super::super::findings::vendor(&lowest.accelerators));
+        assert!(
+            shared.ends_with(
+                "by a sign test. All 3 systems carry ACME accelerators, so they are not independent draws. The p-value describes these systems, not hardware in general."
+            ),
+            "{shared}"
+        );
+        assert!(words(None).ends_with("by a sign test."));
     }
 }

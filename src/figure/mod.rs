@@ -196,9 +196,7 @@ pub struct LegendItem {
 /// What a legend entry stands for: `templates/legend.svg` draws its swatch and words its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LegendKind {
-    /// The 100 % line of figure 1.
-    ReferenceRate,
-    /// The 100 % line of figure 2.
+    /// The 100 % line of figures 1 and 2.
     Reference,
     BarBelow,
     BarAbove,
@@ -691,7 +689,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
         layout,
         axis_y + 46.0,
         &[
-            (LegendKind::ReferenceRate, 320.0),
+            (LegendKind::Reference, 320.0),
             (LegendKind::BarBelow, 120.0),
             (LegendKind::BarAbove, 120.0),
         ],

@@ -247,7 +247,7 @@ fn the_page_carries_its_author_identity_and_publisher_metadata() {
         "<meta property=\"og:image\" content=\"https://aryanputta.com/articles/server-offline-ratio/scenario-ratios-card.png\">",
         "<meta property=\"og:image:width\" content=\"1200\">",
         "<meta property=\"og:image:height\" content=\"630\">",
-        "<meta property=\"article:modified_time\" content=\"2026-12-01\">",
+        "<meta property=\"article:modified_time\" content=\"2026-12-03\">",
         "<link rel=\"icon\" href=\"data:image/svg+xml,",
         "<meta name=\"author\" content=\"Aryan Putta\">",
         "<a href=\"/about/\" rel=\"author\">Aryan Putta</a>",
@@ -461,7 +461,7 @@ fn figure_1_describes_each_bar_by_its_system_and_model() {
         let start = svg.find("-desc\">").unwrap() + "-desc\">".len();
         let desc = &svg[start..start + svg[start..].find("</desc>").unwrap()];
         let bars: Vec<&str> = desc
-            .split_once("Offline rate. ")
+            .split_once("Offline throughput. ")
             .unwrap()
             .1
             .trim_end_matches('.')
