@@ -865,6 +865,45 @@ fn make(case: &str, s: &Sandbox) -> String {
             let build = s.build_command(&["--mirror", mirror.to_str().unwrap()]);
             support::wrapped(sh, &build).output().unwrap()
         }),
+        "a strict umask" => {
+            // The build run under `umask 077`: every published folder and file keeps the modes a
+            // web server can read (the ownership marker aside, which is the tool's own).
+            use std::os::unix::fs::PermissionsExt;
+            let mut sh = Command::new("sh");
+            sh.args(["-c", "umask 077 && exec \"$@\"", "sh"]);
+            let mirror = support::mirror();
+            let build = s.build_command(&["--mirror", mirror.to_str().unwrap()]);
+            s.built(&support::wrapped(sh, &build).output().unwrap());
+            let ls = |mode: u32, dir: bool| -> String {
+                let bits = ["r", "w", "x"];
+                let mut text = String::from(if dir { "d" } else { "-" });
+                for i in (0..9).rev() {
+                    text.push_str(if mode & (1 << i) != 0 {
+                        bits[2 - i % 3]
+                    } else {
+                        "-"
+                    });
+                }
+                text
+            };
+            let (mut folders, mut files) = (
+                std::collections::BTreeSet::new(),
+                std::collections::BTreeSet::new(),
+            );
+            for entry in walkdir::WalkDir::new(&s.out) {
+                let entry = entry.unwrap();
+                let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
+                if entry.file_type().is_dir() {
+                    folders.insert(ls(mode, true));
+                } else if entry.file_name() != scenario_ratios::base::ownership::MARKER {
+                    files.insert(ls(mode, false));
+                }
+            }
+            let join = |set: std::collections::BTreeSet<String>| {
+                set.into_iter().collect::<Vec<_>>().join(", ")
+            };
+            format!("folders {}; files {}", join(folders), join(files))
+        }
         "a wrong password for the signing key" => {
             let key = support::fixture("encrypted_signing_key").join("author.key");
             std::fs::copy(&key, s.tmp.join("author.key")).unwrap();
