@@ -3,7 +3,7 @@
 //! `CHECKS=lighthouse`): full marks for accessibility and best practices for each page, SEO full
 //! marks but for robots.txt (which the page's Content-Security-Policy keeps Lighthouse from
 //! fetching; crawlers fetch it themselves), and at least 90 for performance, a score that varies
-//! with the machine's load (it prints each, the median of three runs).
+//! with the machine's load (it prints each, the median of three runs, or of two that agree).
 //!
 //! A binary of its own, which `scripts/test` runs when no other test does, since Lighthouse's
 //! performance score measures the machine's load along with the page. That Lighthouse catches a
@@ -60,11 +60,24 @@ fn check_lighthouse(lh: &Value, page: &str) {
         "{page}: SEO audits fail: {seo:?}"
     );
     // The median of three runs (article-check.mjs): one run's score moves by 0.15 on this
-    // shared machine (the data page scored 1, 0.85 and 1 in three runs in a row).
-    assert_eq!(
-        lh["performance_runs"].as_array().map(Vec::len),
-        Some(3),
+    // shared machine (the data page scored 1, 0.85 and 1 in three runs in a row). Two runs that
+    // agree fix the median, so the third is then left out.
+    let runs: Vec<f64> = lh["performance_runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_f64().unwrap())
+        .collect();
+    assert!(
+        runs.len() == 3 || (runs.len() == 2 && runs[0] == runs[1]),
         "{page}: {lh}"
+    );
+    let mut sorted = runs.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(
+        lh["scores"]["performance"].as_f64(),
+        Some(sorted[1]),
+        "{page}: the score is not the median of {runs:?}"
     );
     assert!(
         lh["scores"]["performance"].as_f64().unwrap() >= 0.9,
