@@ -168,6 +168,24 @@ struct SharesWords {
 }
 
 #[derive(Template)]
+#[template(path = "text/why-heading.txt")]
+struct WhyHeading {
+    /// The factor with the largest share of the gap on a log scale: 0 the load, 1 the
+    /// completion, 2 the length; none without logs.
+    largest: Option<usize>,
+}
+
+/// The mechanism section's heading, from the three factors' shares of the gap.
+fn why_heading(shares: Option<[f64; 3]>) -> crate::Result<String> {
+    let largest = shares.and_then(|s| {
+        (0..3)
+            .filter(|&i| s[i].is_finite())
+            .max_by(|&a, &b| s[a].total_cmp(&s[b]))
+    });
+    template(&WhyHeading { largest }, "text/why-heading.txt")
+}
+
+#[derive(Template)]
 #[template(path = "text/tpot-limits.txt")]
 struct TpotLimits {
     /// Each limit, in ms, with the benchmarks it applies to, lowest first.
@@ -494,6 +512,7 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> crate::Result<()> 
 /// The ratio taken apart: the factors' medians, the load, the latency limits, the target's step.
 fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
     v.put("with_factors", logs.with_factors.to_string());
+    v.put("why_heading", why_heading(logs.log_shares)?);
     let b = &logs.benchmarks;
     let range = |get: fn(&BenchmarkFactors) -> f64| -> Option<[String; 2]> {
         let lo = b.iter().map(get).reduce(f64::min)?;
@@ -839,6 +858,18 @@ mod tests {
         assert_eq!(p_value(0.00521), "p = 0.0052");
         assert_eq!(p_value(0.2668), "p = 0.27");
         assert_eq!(p_value(1.0), "p = 1.00");
+    }
+
+    #[test]
+    fn the_mechanism_heading_names_the_factor_with_the_largest_share() {
+        let heading = |s| why_heading(s).unwrap();
+        assert!(heading(Some([0.8, 0.19, 0.01]))
+            .ends_with("the Server load is set below the Offline rate"));
+        assert!(heading(Some([0.2, 0.7, 0.1]))
+            .ends_with("Server runs complete fewer samples than LoadGen schedules"));
+        assert!(heading(Some([0.1, 0.2, 0.7]))
+            .ends_with("Server answers are shorter than Offline ones"));
+        assert_eq!(heading(None), "Where the gap appears");
     }
 
     #[test]
