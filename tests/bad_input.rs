@@ -133,6 +133,13 @@ const SUMMARY_CSV: &str = "mlcommons/inference_results_v6.1/summary.csv";
 /// One of the LoadGen logs data/loadgen-logs.json lists, in the mirror.
 const AMD_OFFLINE_LOG: &str = "intel-ai-tce/inference_results_v6.1/closed/AMD/results/8xMI355X_2xEPYC_9575F/gpt-oss-120b/Offline/performance/run_1/mlperf_log_summary.txt";
 
+/// Flips bit 0 of byte 100 of the file at `path`: the same size, another SHA-256.
+fn flip_bit_0_of_byte_100(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(path, bytes).unwrap();
+}
+
 /// Makes one case and returns the line the user sees.
 fn make(case: &str, s: &Sandbox) -> String {
     let csv = base("summary.csv");
@@ -295,14 +302,9 @@ fn make(case: &str, s: &Sandbox) -> String {
             let row = r.records().next().unwrap().unwrap();
             row[column].to_string()
         }
-        "hash mismatch" => s.refused(|s| {
-            s.build_real_mirror(|m| {
-                let p = m.join(SUMMARY_CSV);
-                let mut bytes = std::fs::read(&p).unwrap();
-                bytes[100] ^= 1;
-                std::fs::write(&p, bytes).unwrap();
-            })
-        }),
+        "hash mismatch" => {
+            s.refused(|s| s.build_real_mirror(|m| flip_bit_0_of_byte_100(&m.join(SUMMARY_CSV))))
+        }
         "wrong size" => s.refused(|s| {
             s.build_real_mirror(|m| {
                 let p = m.join(SUMMARY_CSV);
@@ -311,14 +313,9 @@ fn make(case: &str, s: &Sandbox) -> String {
                 std::fs::write(&p, bytes).unwrap();
             })
         }),
-        "a changed LoadGen log" => s.refused(|s| {
-            s.build_real_mirror(|m| {
-                let p = m.join(AMD_OFFLINE_LOG);
-                let mut bytes = std::fs::read(&p).unwrap();
-                bytes[100] ^= 1;
-                std::fs::write(&p, bytes).unwrap();
-            })
-        }),
+        "a changed LoadGen log" => {
+            s.refused(|s| s.build_real_mirror(|m| flip_bit_0_of_byte_100(&m.join(AMD_OFFLINE_LOG))))
+        }
         "mirror folder missing" => s.refused(|s| s.build(&["--mirror", "missing-mirror"])),
         "mirror entry is a folder" => s.refused(|s| {
             s.build_real_mirror(|m| {
@@ -859,21 +856,19 @@ fn make(case: &str, s: &Sandbox) -> String {
             c.output().unwrap()
         }),
         "a file-size limit" => s.refused(|s| {
-            let mut sh = Command::new("sh");
-            sh.args(["-c", "ulimit -f 2000 && exec \"$@\"", "sh"]);
             let mirror = support::mirror();
             let build = s.build_command(&["--mirror", mirror.to_str().unwrap()]);
-            support::wrapped(sh, &build).output().unwrap()
+            support::after_shell("ulimit -f 2000", &build)
+                .output()
+                .unwrap()
         }),
         "a strict umask" => {
             // The build run under `umask 077`: every published folder and file keeps the modes a
             // web server can read (the ownership marker aside, which is the tool's own).
             use std::os::unix::fs::PermissionsExt;
-            let mut sh = Command::new("sh");
-            sh.args(["-c", "umask 077 && exec \"$@\"", "sh"]);
             let mirror = support::mirror();
             let build = s.build_command(&["--mirror", mirror.to_str().unwrap()]);
-            s.built(&support::wrapped(sh, &build).output().unwrap());
+            s.built(&support::after_shell("umask 077", &build).output().unwrap());
             let ls = |mode: u32, dir: bool| -> String {
                 let bits = ["r", "w", "x"];
                 let mut text = String::from(if dir { "d" } else { "-" });

@@ -281,12 +281,7 @@ fn published_modes_ignore_the_umask_and_a_read_only_leftover_is_removed() {
     std::fs::create_dir(&parent).unwrap();
     let out = parent.join("dist");
     // The build run under `umask 077`, through the shell.
-    let under_umask = |c: &Command| {
-        let mut sh = Command::new("sh");
-        sh.args(["-c", "umask 077 && exec \"$@\"", "sh"]);
-        support::wrapped(sh, c)
-    };
-    let o = under_umask(&build_command(&out, &cache, EPOCHS[0]))
+    let o = support::after_shell("umask 077", &build_command(&out, &cache, EPOCHS[0]))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

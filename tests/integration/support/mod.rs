@@ -73,6 +73,14 @@ pub fn wrapped(mut outer: Command, inner: &Command) -> Command {
     outer
 }
 
+/// `inner` run by the shell after `setup` (`umask 077`, `ulimit -f 2000`): the shell's limits
+/// and mask, then `exec` of `inner` as [`wrapped`] passes it.
+pub fn after_shell(setup: &str, inner: &Command) -> Command {
+    let mut sh = Command::new("sh");
+    sh.args(["-c", &format!("{setup} && exec \"$@\""), "sh"]);
+    wrapped(sh, inner)
+}
+
 /// The built binary, with nothing inherited that points it elsewhere, and the repository's
 /// crate cache (so builds in project copies reuse its vendor fragment).
 pub fn binary() -> Command {
