@@ -154,10 +154,7 @@ enum Anchor {
 
 impl Canvas {
     fn new() -> Canvas {
-        let mut pixels = Vec::with_capacity((WIDTH * HEIGHT * 3) as usize);
-        for _ in 0..WIDTH * HEIGHT {
-            pixels.extend([BACKGROUND.0, BACKGROUND.1, BACKGROUND.2]);
-        }
+        let pixels = [BACKGROUND.0, BACKGROUND.1, BACKGROUND.2].repeat((WIDTH * HEIGHT) as usize);
         Canvas { pixels }
     }
 
@@ -175,11 +172,19 @@ impl Canvas {
     }
 
     /// Fills the whole-pixel rectangle from `(x0, y0)` to `(x1, y1)`, exclusive.
+    /// Every pixel takes the colour itself, as [`Canvas::blend`] at full coverage gives.
     fn rect(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, colour: Rgb) {
+        let (x0, x1) = (x0.clamp(0, WIDTH.into()), x1.clamp(0, WIDTH.into()));
+        let (y0, y1) = (y0.clamp(0, HEIGHT.into()), y1.clamp(0, HEIGHT.into()));
+        if x0 >= x1 {
+            return;
+        }
+        let rgb = [colour.0, colour.1, colour.2];
         for y in y0..y1 {
-            for x in x0..x1 {
-                self.blend(x, y, colour, 255);
-            }
+            let row = (y * i64::from(WIDTH)) as usize * 3;
+            self.pixels[row + x0 as usize * 3..row + x1 as usize * 3]
+                .chunks_exact_mut(3)
+                .for_each(|p| p.copy_from_slice(&rgb));
         }
     }
 
@@ -469,5 +474,28 @@ mod tests {
         let mut one = Canvas::new();
         one.blend(0, 0, Rgb(0, 0, 0), 127);
         assert_eq!(one.pixels[..3], [128, 128, 128]);
+    }
+
+    #[test]
+    fn a_rectangle_is_full_coverage_blending_clipped_to_the_canvas() {
+        let colour = Rgb(12, 200, 77);
+        let cases = [
+            (10, 20, 30, 25),
+            (-5, -5, 3, 2),
+            (i64::from(WIDTH) - 2, i64::from(HEIGHT) - 1, 9_999, 9_999),
+            (40, 10, 40, 30),
+            (50, 10, 20, 30),
+        ];
+        for (x0, y0, x1, y1) in cases {
+            let mut filled = Canvas::new();
+            filled.rect(x0, y0, x1, y1, colour);
+            let mut blended = Canvas::new();
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    blended.blend(x, y, colour, 255);
+                }
+            }
+            assert!(filled.pixels == blended.pixels, "{x0} {y0} {x1} {y1}");
+        }
     }
 }
