@@ -82,10 +82,10 @@ pub fn stage(
         ZipWriter::new(Cursor::new(Vec::new())),
     ];
     let mut under_vendor = None;
-    let mut files = Vec::with_capacity(entries.len());
-    let mut now = Compressed::default();
-    // `entries` is sorted by path, and the bundle's folder prefixes every name alike.
-    for (rel, bytes) in entries {
+    // First the names, in order, each checked; then each entry's digest and compressed record,
+    // on two cores (each entry is a zip of its own, so the split changes no byte); then the
+    // records copied raw, in order.
+    for rel in entries.keys() {
         let name = format!("{root}{rel}");
         check_entry_path(&name)?;
         if name == inventory_name || name == ro_crate_name {
@@ -96,17 +96,55 @@ pub fn stage(
         if under_vendor.is_none() && name.starts_with(&vendored) {
             under_vendor = Some(name.clone());
         }
-        let sha256 = HexDigest::sha256(bytes);
-        let key = (name, sha256, source_date_epoch);
-        let one = match kept.0.remove(&key) {
-            Some(one) => one,
-            None => {
-                let mut one = ZipWriter::new(Cursor::new(Vec::new()));
-                one.start_file(key.0.as_str(), options).map_err(fail)?;
-                one.write_all(bytes).map_err(bundle_error)?;
-                one.finish().map_err(fail)?.into_inner()
-            }
-        };
+    }
+    let all: Vec<(&String, &Vec<u8>)> = entries.iter().collect();
+    let compress = |(rel, bytes): (&String, &Vec<u8>),
+                    kept: &HashMap<(String, HexDigest, i64), Vec<u8>>|
+     -> Result<((String, HexDigest, i64), Vec<u8>)> {
+        let key = (
+            format!("{root}{rel}"),
+            HexDigest::sha256(bytes),
+            source_date_epoch,
+        );
+        if let Some(one) = kept.get(&key) {
+            return Ok((key, one.clone()));
+        }
+        let mut one = ZipWriter::new(Cursor::new(Vec::new()));
+        one.start_file(key.0.as_str(), options).map_err(fail)?;
+        one.write_all(bytes).map_err(bundle_error)?;
+        let one = one.finish().map_err(fail)?.into_inner();
+        Ok((key, one))
+    };
+    // The entries alternate between the two workers, so that each gets a like share of sizes.
+    let old = &kept.0;
+    let (even, odd) = std::thread::scope(|scope| {
+        let odd = scope.spawn(|| {
+            all.iter()
+                .skip(1)
+                .step_by(2)
+                .map(|&e| compress(e, old))
+                .collect::<Result<Vec<_>>>()
+        });
+        let even = all
+            .iter()
+            .step_by(2)
+            .map(|&e| compress(e, old))
+            .collect::<Result<Vec<_>>>();
+        let odd = odd.join().unwrap_or(Err(Error::WorkerFailed {
+            task: "bundle entries",
+        }));
+        (even, odd)
+    });
+    let (even, odd) = (even?, odd?);
+    let mut in_order = Vec::with_capacity(all.len());
+    let mut odd = odd.into_iter();
+    for one in even {
+        in_order.push(one);
+        in_order.extend(odd.next());
+    }
+    let mut files = Vec::with_capacity(entries.len());
+    let mut now = Compressed::default();
+    for (&(rel, bytes), (key, one)) in all.iter().zip(in_order) {
         let part = usize::from(key.0 > inventory_name) + usize::from(key.0 > ro_crate_name);
         let mut archive = zip::ZipArchive::new(Cursor::new(one.as_slice())).map_err(fail)?;
         parts[part]
@@ -279,17 +317,36 @@ pub fn finish(staged: Staged, vendor: Option<Vendored>) -> Result<Bundle> {
     };
     let half = |bytes| zip::ZipArchive::new(Cursor::new(bytes)).map_err(fail);
     let [first, middle, last] = &staged.parts;
-    zip.merge_archive(half(first.as_slice())?).map_err(fail)?;
-    let name = format!("{}{INVENTORY}", bundle_root());
-    zip.start_file(name.as_str(), staged.options)
-        .map_err(fail)?;
-    zip.write_all(inventory.as_bytes()).map_err(bundle_error)?;
-    zip.merge_archive(half(middle.as_slice())?).map_err(fail)?;
-    if let Some(d) = &described {
-        let name = format!("{}{RO_CRATE}", bundle_root());
-        zip.start_file(name.as_str(), staged.options)
+    // The description (the largest entry we make) is compressed on a second core, as a zip of
+    // its own whose record is copied raw, while the entries before it are written.
+    let options = staged.options;
+    let described = std::thread::scope(|scope| {
+        let compressed = described.as_ref().map(|d| {
+            scope.spawn(move || {
+                let mut one = ZipWriter::new(Cursor::new(Vec::new()));
+                one.start_file(format!("{}{RO_CRATE}", bundle_root()), options)
+                    .map_err(fail)?;
+                one.write_all(d).map_err(bundle_error)?;
+                Ok::<_, Error>(one.finish().map_err(fail)?.into_inner())
+            })
+        });
+        zip.merge_archive(half(first.as_slice())?).map_err(fail)?;
+        let name = format!("{}{INVENTORY}", bundle_root());
+        zip.start_file(name.as_str(), options).map_err(fail)?;
+        zip.write_all(inventory.as_bytes()).map_err(bundle_error)?;
+        zip.merge_archive(half(middle.as_slice())?).map_err(fail)?;
+        compressed
+            .map(|c| {
+                c.join().unwrap_or(Err(Error::WorkerFailed {
+                    task: "the RO-Crate description",
+                }))
+            })
+            .transpose()
+    })?;
+    if let Some(one) = &described {
+        let mut archive = half(one.as_slice())?;
+        zip.raw_copy_file(archive.by_index_raw(0).map_err(fail)?)
             .map_err(fail)?;
-        zip.write_all(d).map_err(bundle_error)?;
     }
     zip.merge_archive(half(last.as_slice())?).map_err(fail)?;
     let written = zip.finish().map_err(fail)?;
