@@ -143,55 +143,50 @@ pub fn compute(project: Project, inputs: &Inputs) -> Result<Computed> {
 
 /// Renders the data files and the figures: every output the bundle carries a copy of.
 pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
-    let mut dist = Dist::new();
     let analysis = &computed.analysis;
     let project = &computed.project;
-    dist.add(
-        OutputFile::Results.path(),
-        article::results_json(
+    // The social card (a raster, deflated) is drawn on a second core while the rest is written.
+    std::thread::scope(|scope| {
+        let card =
+            scope.spawn(|| figure::card::card(analysis, &computed.highlights, &project.config));
+        let results = article::results_json(
             &project.config.title,
             analysis,
             &computed.highlights,
             &computed.checks,
             &computed.logs,
             &computed.notes,
-        )?,
-    )?;
-    dist.add(
-        OutputFile::SelectedRows.path(),
-        article::selected_rows_json(&computed.summary, &computed.highlights)?,
-    )?;
-    dist.add(
-        OutputFile::FigureHighlights.path(),
-        figures.highlights.file_bytes(),
-    )?;
-    dist.add(OutputFile::FigurePairs.path(), figures.pairs.file_bytes())?;
-    dist.add(
-        OutputFile::Card.path(),
-        figure::card::card(analysis, &computed.highlights, &project.config)?,
-    )?;
-    let csv = computed.manifest.single(InputKind::SummaryCsv)?;
-    let tree = article::ResultsTree {
-        repository: &csv.repository,
-        commit: &csv.commit,
-    };
-    dist.add(
-        OutputFile::PairsCsv.path(),
-        article::pairs_csv(analysis, &computed.highlights, &computed.logs, tree)?,
-    )?;
-    dist.add(
-        OutputFile::InteractivePairsCsv.path(),
-        article::interactive_pairs_csv(analysis, tree)?,
-    )?;
-    dist.add(
-        OutputFile::Notebook.path(),
-        project.notebook.clone().into_bytes(),
-    )?;
-    dist.add(
-        OutputFile::NotebookScript.path(),
-        crate::notebook::script(&project.notebook)?,
-    )?;
-    Ok(dist)
+        )?;
+        let selected = article::selected_rows_json(&computed.summary, &computed.highlights)?;
+        let csv = computed.manifest.single(InputKind::SummaryCsv)?;
+        let tree = article::ResultsTree {
+            repository: &csv.repository,
+            commit: &csv.commit,
+        };
+        let pairs = article::pairs_csv(analysis, &computed.highlights, &computed.logs, tree)?;
+        let interactive = article::interactive_pairs_csv(analysis, tree)?;
+        let script = crate::notebook::script(&project.notebook)?;
+        let card = card
+            .join()
+            .unwrap_or(Err(Error::WorkerFailed { task: "the card" }))?;
+        let mut dist = Dist::new();
+        dist.add(OutputFile::Results.path(), results)?;
+        dist.add(OutputFile::SelectedRows.path(), selected)?;
+        dist.add(
+            OutputFile::FigureHighlights.path(),
+            figures.highlights.file_bytes(),
+        )?;
+        dist.add(OutputFile::FigurePairs.path(), figures.pairs.file_bytes())?;
+        dist.add(OutputFile::Card.path(), card)?;
+        dist.add(OutputFile::PairsCsv.path(), pairs)?;
+        dist.add(OutputFile::InteractivePairsCsv.path(), interactive)?;
+        dist.add(
+            OutputFile::Notebook.path(),
+            project.notebook.clone().into_bytes(),
+        )?;
+        dist.add(OutputFile::NotebookScript.path(), script)?;
+        Ok(dist)
+    })
 }
 
 /// Renders the article, whose downloads table lists the files of `listed` (every file published
