@@ -20,6 +20,7 @@ use crate::article::{self, ArticleData};
 use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
 use crate::base::layout::{bundle_root, OutputFile};
+use crate::base::workers;
 use crate::evidence::{self, Checks};
 use crate::figure::{self, Figures};
 use crate::highlight::{self, Highlights};
@@ -146,47 +147,48 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     let analysis = &computed.analysis;
     let project = &computed.project;
     // The social card (a raster, deflated) is drawn on a second core while the rest is written.
-    std::thread::scope(|scope| {
-        let card =
-            scope.spawn(|| figure::card::card(analysis, &computed.highlights, &project.config));
-        let results = article::results_json(
-            &project.config.title,
-            analysis,
-            &computed.highlights,
-            &computed.checks,
-            &computed.logs,
-            &computed.notes,
-        )?;
-        let selected = article::selected_rows_json(&computed.summary, &computed.highlights)?;
-        let csv = computed.manifest.single(InputKind::SummaryCsv)?;
-        let tree = article::ResultsTree {
-            repository: &csv.repository,
-            commit: &csv.commit,
-        };
-        let pairs = article::pairs_csv(analysis, &computed.highlights, &computed.logs, tree)?;
-        let interactive = article::interactive_pairs_csv(analysis, tree)?;
-        let script = crate::notebook::script(&project.notebook)?;
-        let card = card
-            .join()
-            .unwrap_or(Err(Error::WorkerFailed { task: "the card" }))?;
-        let mut dist = Dist::new();
-        dist.add(OutputFile::Results.path(), results)?;
-        dist.add(OutputFile::SelectedRows.path(), selected)?;
-        dist.add(
-            OutputFile::FigureHighlights.path(),
-            figures.highlights.file_bytes(),
-        )?;
-        dist.add(OutputFile::FigurePairs.path(), figures.pairs.file_bytes())?;
-        dist.add(OutputFile::Card.path(), card)?;
-        dist.add(OutputFile::PairsCsv.path(), pairs)?;
-        dist.add(OutputFile::InteractivePairsCsv.path(), interactive)?;
-        dist.add(
-            OutputFile::Notebook.path(),
-            project.notebook.clone().into_bytes(),
-        )?;
-        dist.add(OutputFile::NotebookScript.path(), script)?;
-        Ok(dist)
-    })
+    let (card, rest) = workers::beside(
+        "the card",
+        || figure::card::card(analysis, &computed.highlights, &project.config),
+        || -> Result<_> {
+            let results = article::results_json(
+                &project.config.title,
+                analysis,
+                &computed.highlights,
+                &computed.checks,
+                &computed.logs,
+                &computed.notes,
+            )?;
+            let selected = article::selected_rows_json(&computed.summary, &computed.highlights)?;
+            let csv = computed.manifest.single(InputKind::SummaryCsv)?;
+            let tree = article::ResultsTree {
+                repository: &csv.repository,
+                commit: &csv.commit,
+            };
+            let pairs = article::pairs_csv(analysis, &computed.highlights, &computed.logs, tree)?;
+            let interactive = article::interactive_pairs_csv(analysis, tree)?;
+            let script = crate::notebook::script(&project.notebook)?;
+            Ok((results, selected, pairs, interactive, script))
+        },
+    );
+    let (results, selected, pairs, interactive, script) = rest?;
+    let mut dist = Dist::new();
+    dist.add(OutputFile::Results.path(), results)?;
+    dist.add(OutputFile::SelectedRows.path(), selected)?;
+    dist.add(
+        OutputFile::FigureHighlights.path(),
+        figures.highlights.file_bytes(),
+    )?;
+    dist.add(OutputFile::FigurePairs.path(), figures.pairs.file_bytes())?;
+    dist.add(OutputFile::Card.path(), card?)?;
+    dist.add(OutputFile::PairsCsv.path(), pairs)?;
+    dist.add(OutputFile::InteractivePairsCsv.path(), interactive)?;
+    dist.add(
+        OutputFile::Notebook.path(),
+        project.notebook.clone().into_bytes(),
+    )?;
+    dist.add(OutputFile::NotebookScript.path(), script)?;
+    Ok(dist)
 }
 
 /// Renders the article, whose downloads table lists the files of `listed` (every file published
@@ -419,13 +421,14 @@ pub fn build_in_memory(
         serde_json::to_string(&plan).unwrap_or_default()
     );
     let kept = reuse.vendored.take().filter(|(k, _)| *k == vendored_key);
-    let (inputs, computed, figures, data, package, vendored) = std::thread::scope(|scope| {
-        let vendored = scope.spawn(|| match kept {
+    let (vendored, rest) = workers::beside(
+        "vendored crates",
+        || match kept {
             Some((_, v)) => Ok(v),
             None => vendoring::fragment(&lock, &plan, &bundle_root(), epoch, &crates)
                 .and_then(package::Vendored::new),
-        });
-        let rest = (|| {
+        },
+        || -> Result<_> {
             let inputs = reuse.inputs(&project.manifest, &opts.acquire)?;
             timings.lap("acquire + verify inputs");
             let (computed, figures, data) = reuse.data(project, &inputs, timings)?;
@@ -438,17 +441,12 @@ pub fn build_in_memory(
                 &mut reuse.entries,
             )?;
             timings.lap("provenance, our bundle entries compressed");
-            Ok::<_, Error>((inputs, computed, figures, data, package))
-        })();
-        let vendored = vendored.join().unwrap_or_else(|_| {
-            Err(Error::WorkerFailed {
-                task: "vendored crates",
-            })
-        });
-        timings.lap("vendored crates (waited for)");
-        let (inputs, computed, figures, data, package) = rest?;
-        Ok::<_, Error>((inputs, computed, figures, data, package, vendored?))
-    })?;
+            Ok((inputs, computed, figures, data, package))
+        },
+    );
+    timings.lap("vendored crates (waited for)");
+    let (inputs, computed, figures, data, package) = rest?;
+    let vendored = vendored?;
     if reuse.keep {
         reuse.vendored = Some((vendored_key, vendored.copy()));
     }

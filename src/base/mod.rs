@@ -1,6 +1,6 @@
 //! The building blocks: what every stage uses and none owns. Digests and the sha256sum listing,
 //! folder ownership, text and number formats, lines for the terminal, bounded reading and downloading, the system calls,
-//! zip archives, HTML nesting and the tree a browser builds, the calendar, the few statistical
+//! zip archives, HTML nesting and the tree a browser builds, the calendar, work on a second core, the few statistical
 //! distributions the analysis tests against, the error type and the layout of what a build
 //! publishes. A module here imports only the standard library, external crates and other modules
 //! of this folder, never a stage (the project's layering test checks it).
@@ -25,3 +25,4 @@ pub mod sums;
 pub mod sys;
 pub mod template;
 pub mod text;
+pub mod workers;

@@ -26,6 +26,7 @@ use super::accuracy::{half_unit_of_last_digit, summary_unit};
 use super::loadgen::{parse_summary_log, LoadgenLog, Printed, TestMode, Validity};
 use crate::analysis::Pair;
 use crate::base::error::{Error, Result};
+use crate::base::workers;
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::project::facts::CheckerFacts;
 use crate::summary::{Field, RowId, Scenario, Summary};
@@ -369,19 +370,8 @@ pub fn pair_logs(
             factors,
         })
     };
-    // The logs are parsed on two cores, the first half of the pairs on the second; the pairs
-    // stay in order, and an error is the first in that order, as one after another gives.
-    let (first, second) = pairs.split_at(pairs.len() / 2);
-    let (first, second) = std::thread::scope(|scope| {
-        let first = scope.spawn(|| first.iter().map(one).collect::<Result<Vec<_>>>());
-        let second = second.iter().map(one).collect::<Result<Vec<_>>>();
-        let first = first.join().unwrap_or(Err(Error::WorkerFailed {
-            task: "the LoadGen logs",
-        }));
-        (first, second)
-    });
-    let mut out = first?;
-    out.extend(second?);
+    // The logs are parsed on two cores.
+    let out = workers::map_in_order(pairs, "the LoadGen logs", one)?;
     Ok(summarise(out, benchmarks))
 }
 

@@ -15,6 +15,7 @@ use crate::base::digest::HexDigest;
 use crate::base::error::{Error, Result};
 use crate::base::layout::{bundle_root, check_entry_path, OutputFile, INVENTORY};
 use crate::base::sums::sums_listing;
+use crate::base::workers;
 use crate::package::ro_crate::{Describer, FileFacts, RO_CRATE};
 use crate::vendoring::{Fragment, VENDOR_DIR};
 
@@ -98,53 +99,30 @@ pub fn stage(
         }
     }
     let all: Vec<(&String, &Vec<u8>)> = entries.iter().collect();
-    let compress = |(rel, bytes): (&String, &Vec<u8>),
-                    kept: &HashMap<(String, HexDigest, i64), Vec<u8>>|
-     -> Result<((String, HexDigest, i64), Vec<u8>)> {
+    // Each entry's key, and its record unless an earlier build's is kept under that key.
+    let made = workers::map_in_order(&all, "bundle entries", |&(rel, bytes)| {
         let key = (
             format!("{root}{rel}"),
             HexDigest::sha256(bytes),
             source_date_epoch,
         );
-        if let Some(one) = kept.get(&key) {
-            return Ok((key, one.clone()));
+        if kept.0.contains_key(&key) {
+            return Ok((key, None));
         }
         let mut one = ZipWriter::new(Cursor::new(Vec::new()));
         one.start_file(key.0.as_str(), options).map_err(fail)?;
         one.write_all(bytes).map_err(bundle_error)?;
-        let one = one.finish().map_err(fail)?.into_inner();
-        Ok((key, one))
-    };
-    // The entries alternate between the two workers, so that each gets a like share of sizes.
-    let old = &kept.0;
-    let (even, odd) = std::thread::scope(|scope| {
-        let odd = scope.spawn(|| {
-            all.iter()
-                .skip(1)
-                .step_by(2)
-                .map(|&e| compress(e, old))
-                .collect::<Result<Vec<_>>>()
-        });
-        let even = all
-            .iter()
-            .step_by(2)
-            .map(|&e| compress(e, old))
-            .collect::<Result<Vec<_>>>();
-        let odd = odd.join().unwrap_or(Err(Error::WorkerFailed {
-            task: "bundle entries",
-        }));
-        (even, odd)
-    });
-    let (even, odd) = (even?, odd?);
-    let mut in_order = Vec::with_capacity(all.len());
-    let mut odd = odd.into_iter();
-    for one in even {
-        in_order.push(one);
-        in_order.extend(odd.next());
-    }
+        Ok((key, Some(one.finish().map_err(fail)?.into_inner())))
+    })?;
     let mut files = Vec::with_capacity(entries.len());
     let mut now = Compressed::default();
-    for (&(rel, bytes), (key, one)) in all.iter().zip(in_order) {
+    for (&(rel, bytes), (key, made)) in all.iter().zip(made) {
+        let Some(one) = made.or_else(|| kept.0.remove(&key)) else {
+            return Err(bundle_error(format!(
+                "entry {:?} was not compressed",
+                key.0
+            )));
+        };
         let part = usize::from(key.0 > inventory_name) + usize::from(key.0 > ro_crate_name);
         let mut archive = zip::ZipArchive::new(Cursor::new(one.as_slice())).map_err(fail)?;
         parts[part]
@@ -320,29 +298,30 @@ pub fn finish(staged: Staged, vendor: Option<Vendored>) -> Result<Bundle> {
     // The description (the largest entry we make) is compressed on a second core, as a zip of
     // its own whose record is copied raw, while the entries before it are written.
     let options = staged.options;
-    let described = std::thread::scope(|scope| {
-        let compressed = described.as_ref().map(|d| {
-            scope.spawn(move || {
-                let mut one = ZipWriter::new(Cursor::new(Vec::new()));
-                one.start_file(format!("{}{RO_CRATE}", bundle_root()), options)
-                    .map_err(fail)?;
-                one.write_all(d).map_err(bundle_error)?;
-                Ok::<_, Error>(one.finish().map_err(fail)?.into_inner())
-            })
-        });
-        zip.merge_archive(half(first.as_slice())?).map_err(fail)?;
-        let name = format!("{}{INVENTORY}", bundle_root());
-        zip.start_file(name.as_str(), options).map_err(fail)?;
-        zip.write_all(inventory.as_bytes()).map_err(bundle_error)?;
-        zip.merge_archive(half(middle.as_slice())?).map_err(fail)?;
-        compressed
-            .map(|c| {
-                c.join().unwrap_or(Err(Error::WorkerFailed {
-                    task: "the RO-Crate description",
-                }))
-            })
-            .transpose()
-    })?;
+    let (described, written) = workers::beside(
+        "the RO-Crate description",
+        || {
+            described
+                .as_ref()
+                .map(|d| {
+                    let mut one = ZipWriter::new(Cursor::new(Vec::new()));
+                    one.start_file(format!("{}{RO_CRATE}", bundle_root()), options)
+                        .map_err(fail)?;
+                    one.write_all(d).map_err(bundle_error)?;
+                    Ok(one.finish().map_err(fail)?.into_inner())
+                })
+                .transpose()
+        },
+        || {
+            zip.merge_archive(half(first.as_slice())?).map_err(fail)?;
+            let name = format!("{}{INVENTORY}", bundle_root());
+            zip.start_file(name.as_str(), options).map_err(fail)?;
+            zip.write_all(inventory.as_bytes()).map_err(bundle_error)?;
+            zip.merge_archive(half(middle.as_slice())?).map_err(fail)
+        },
+    );
+    written?;
+    let described = described?;
     if let Some(one) = &described {
         let mut archive = half(one.as_slice())?;
         zip.raw_copy_file(archive.by_index_raw(0).map_err(fail)?)
