@@ -247,7 +247,7 @@ fn the_page_carries_its_author_identity_and_publisher_metadata() {
         "<meta property=\"og:image\" content=\"https://aryanputta.com/articles/server-offline-ratio/scenario-ratios-card.png\">",
         "<meta property=\"og:image:width\" content=\"1200\">",
         "<meta property=\"og:image:height\" content=\"630\">",
-        "<meta property=\"article:modified_time\" content=\"2026-12-03\">",
+        "<meta property=\"article:modified_time\" content=\"2026-12-04\">",
         "<link rel=\"icon\" href=\"data:image/svg+xml,",
         "<meta name=\"author\" content=\"Aryan Putta\">",
         "<a href=\"/about/\" rel=\"author\">Aryan Putta</a>",
