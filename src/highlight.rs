@@ -82,21 +82,7 @@ impl OwnHardware {
     }
 }
 
-/// The items of the submitters' `framework` lists that the most systems list, sorted, and how
-/// many systems list each of them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SharedSoftware {
-    pub items: Vec<String>,
-    pub systems: usize,
-}
-
-/// The items of a `framework` list: split at `,` and `;`, trimmed, empty ones left out.
-pub fn software_items(framework: &str) -> impl Iterator<Item = &str> {
-    framework
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
+pub use crate::analysis::units::{software_items, SharedSoftware};
 
 fn config_error(message: String) -> Error {
     Error::Config {

@@ -104,6 +104,36 @@ pub struct InteractiveAnalysis {
     pub hardware: Vec<BenchmarkHardware>,
     /// Server ÷ Offline of the same submissions, to set beside Interactive ÷ Offline.
     pub server_alongside: Alongside,
+    /// The same comparison system by system, so that no mix of hardware enters it.
+    pub within_systems: WithinSystems,
+}
+
+/// The benchmarks' spread under Interactive and under Server limits, system by system: on the
+/// systems (organisation and `Platform`) whose submissions have both an Interactive and a Server
+/// pair on two benchmarks or more (each benchmark once).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WithinSystems {
+    pub systems: usize,
+    /// Systems whose benchmarks lie further apart (highest ratio less lowest) under
+    /// Interactive limits than under Server limits, and the others.
+    pub interactive_wider: usize,
+    pub server_wider_or_equal: usize,
+    /// The median spread under each, in percentage points.
+    pub median_spread_server_pp: Option<f64>,
+    pub median_spread_interactive_pp: Option<f64>,
+    /// Every two benchmarks, on the systems with both under both limits.
+    pub comparisons: Vec<ScenarioComparison>,
+}
+
+/// Two benchmarks compared on the same systems under Server and under Interactive limits.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioComparison {
+    pub first: String,
+    pub second: String,
+    pub systems: usize,
+    /// On how many the first keeps more, under each.
+    pub first_higher_server: usize,
+    pub first_higher_interactive: usize,
 }
 
 /// The accelerators one benchmark's Interactive pairs ran on.
@@ -211,6 +241,7 @@ pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis
         steps,
         hardware: hardware(&pairs, &benchmarks),
         server_alongside: alongside(&pairs, server),
+        within_systems: within_systems(&pairs, server),
         benchmarks,
         pairs,
         unmatched,
@@ -284,6 +315,78 @@ fn alongside(pairs: &[InteractivePair], server: &[Pair]) -> Alongside {
     }
 }
 
+/// A system (organisation, `Platform`) and its benchmarks, each with what was found of it.
+type BySystem<'a, T> = BTreeMap<(&'a str, &'a str), BTreeMap<&'a str, T>>;
+
+/// Each system's Server and Interactive ratios of the same submissions, by benchmark, for the
+/// systems with both on two benchmarks or more, each once.
+fn both_by_system<'a>(
+    pairs: &'a [InteractivePair],
+    server: &'a [Pair],
+) -> BySystem<'a, (f64, f64)> {
+    let interactive: BTreeMap<RowId, &InteractivePair> =
+        pairs.iter().map(|p| (p.offline_id, p)).collect();
+    let mut by: BySystem<Vec<(f64, f64)>> = BTreeMap::new();
+    for s in server {
+        if let Some(i) = interactive.get(&s.offline_id) {
+            by.entry((&s.submission.organization, &s.submission.platform))
+                .or_default()
+                .entry(&s.submission.benchmark)
+                .or_default()
+                .push((s.ratio.0, i.ratio.0));
+        }
+    }
+    by.into_iter()
+        .filter(|(_, r)| r.len() >= 2 && r.values().all(|v| v.len() == 1))
+        .map(|(s, r)| (s, r.into_iter().map(|(b, v)| (b, v[0])).collect()))
+        .collect()
+}
+
+/// The spreads and the comparisons of [`WithinSystems`].
+fn within_systems(pairs: &[InteractivePair], server: &[Pair]) -> WithinSystems {
+    let systems = both_by_system(pairs, server);
+    let spread = |r: &BTreeMap<&str, (f64, f64)>, pick: fn(&(f64, f64)) -> f64| {
+        let v: Vec<f64> = r.values().map(pick).collect();
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        (hi - lo) * 100.0
+    };
+    let spreads: Vec<(f64, f64)> = systems
+        .values()
+        .map(|r| (spread(r, |x| x.0), spread(r, |x| x.1)))
+        .collect();
+    let benchmarks: BTreeSet<&str> = systems.values().flat_map(|r| r.keys().copied()).collect();
+    let benchmarks: Vec<&str> = benchmarks.into_iter().collect();
+    let mut comparisons = Vec::new();
+    for (i, first) in benchmarks.iter().enumerate() {
+        for second in &benchmarks[i + 1..] {
+            let both: Vec<((f64, f64), (f64, f64))> = systems
+                .values()
+                .filter_map(|r| Some((*r.get(first)?, *r.get(second)?)))
+                .collect();
+            if both.is_empty() {
+                continue;
+            }
+            comparisons.push(ScenarioComparison {
+                first: first.to_string(),
+                second: second.to_string(),
+                systems: both.len(),
+                first_higher_server: both.iter().filter(|(a, b)| a.0 > b.0).count(),
+                first_higher_interactive: both.iter().filter(|(a, b)| a.1 > b.1).count(),
+            });
+        }
+    }
+    let interactive_wider = spreads.iter().filter(|(s, i)| i > s).count();
+    WithinSystems {
+        systems: systems.len(),
+        interactive_wider,
+        server_wider_or_equal: spreads.len() - interactive_wider,
+        median_spread_server_pp: super::median(spreads.iter().map(|x| x.0).collect()),
+        median_spread_interactive_pp: super::median(spreads.iter().map(|x| x.1).collect()),
+        comparisons,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::scope;
@@ -307,6 +410,86 @@ mod tests {
                 (Field::HasPower, "has_power = false"),
                 (Field::DesignPowerWatts, "design_power_watts is null"),
             ]
+        );
+    }
+
+    fn submission(system: &str, benchmark: &str) -> super::Submission {
+        super::Submission {
+            organization: "org".into(),
+            system_name: system.into(),
+            platform: system.into(),
+            model: benchmark.into(),
+            benchmark: benchmark.into(),
+            accelerator: Some("ACME A1".into()),
+            nodes: Some(1),
+            accelerators_per_node: Some(8),
+            total_accelerators: Some(8),
+            cpu_only: false,
+            framework: String::new(),
+            host_processor: String::new(),
+            host_processors_per_node: None,
+        }
+    }
+
+    /// Two systems ran A and B under both limits (one Offline run each): on s1 the benchmarks
+    /// lie 2 points apart under Server limits and 30 under Interactive ones, and A's lead over B
+    /// turns; s2 is narrower under Interactive limits. s3 ran B twice and is left out.
+    #[test]
+    fn the_interactive_and_server_spreads_are_compared_system_by_system() {
+        use super::{within_systems, InteractivePair, Pair, Ratio, RowId};
+        let mut server = Vec::new();
+        let mut interactive = Vec::new();
+        let runs = [
+            ("s1", "A", 0.95, 0.50),
+            ("s1", "B", 0.93, 0.80),
+            ("s2", "A", 0.90, 0.70),
+            ("s2", "B", 0.80, 0.65),
+            ("s3", "A", 0.90, 0.70),
+            ("s3", "B", 0.80, 0.65),
+            ("s3", "B", 0.70, 0.60),
+        ];
+        for (i, (system, b, s, x)) in runs.into_iter().enumerate() {
+            let offline_id = RowId(i as u32);
+            server.push(Pair {
+                offline_id,
+                server_id: RowId(100 + i as u32),
+                submission: submission(system, b),
+                offline_location: String::new(),
+                server_location: String::new(),
+                offline: 1.0,
+                server: s,
+                ratio: Ratio(s),
+            });
+            interactive.push(InteractivePair {
+                offline_id,
+                interactive_id: RowId(200 + i as u32),
+                submission: submission(system, b),
+                offline_location: String::new(),
+                interactive_location: String::new(),
+                offline: 1.0,
+                interactive: x,
+                ratio: Ratio(x),
+            });
+        }
+        let w = within_systems(&interactive, &server);
+        assert_eq!(
+            (w.systems, w.interactive_wider, w.server_wider_or_equal),
+            (2, 1, 1)
+        );
+        // Server spreads 2 and 10 points, Interactive 30 and 5: medians 6 and 17.5.
+        assert!((w.median_spread_server_pp.unwrap() - 6.0).abs() < 1e-9);
+        assert!((w.median_spread_interactive_pp.unwrap() - 17.5).abs() < 1e-9);
+        let [c] = w.comparisons.as_slice() else {
+            panic!("{w:?}")
+        };
+        assert_eq!(
+            (
+                c.first.as_str(),
+                c.systems,
+                c.first_higher_server,
+                c.first_higher_interactive
+            ),
+            ("A", 2, 2, 1)
         );
     }
 }

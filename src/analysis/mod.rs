@@ -13,6 +13,7 @@ pub mod interactive;
 mod matching;
 pub mod robustness;
 pub mod split;
+pub mod units;
 
 use serde::Serialize;
 
@@ -169,6 +170,13 @@ pub struct Submission {
     /// pair records.
     #[serde(skip)]
     pub framework: String,
+    /// The host processor (`host_processor_model_name`) and how many each node holds, as
+    /// written: a CPU-only system's hardware configuration; not part of the published pair
+    /// records.
+    #[serde(skip)]
+    pub host_processor: String,
+    #[serde(skip)]
+    pub host_processors_per_node: Option<i64>,
 }
 
 impl Submission {
@@ -192,6 +200,8 @@ impl Submission {
             total_accelerators: int(Field::TotalAccelerators),
             cpu_only: int(Field::TotalAccelerators) == Some(0),
             framework: text_of(row, Field::Framework),
+            host_processor: text_of(row, Field::HostProcessorModelName),
+            host_processors_per_node: int(Field::HostProcessorsPerNode),
         }
     }
 
@@ -224,6 +234,39 @@ impl Submission {
     /// Runs on more than one node.
     pub fn multi_node(&self) -> Option<bool> {
         self.nodes.map(|n| n > 1)
+    }
+
+    /// The hardware configuration ([`units::Configuration`]): the accelerator (or, without
+    /// one, the host processor) in lower case, how many per node, and the node count; `None`
+    /// when the summary leaves any of them empty.
+    pub fn configuration(&self) -> Option<units::Configuration> {
+        let nodes = self.nodes?;
+        if self.cpu_only {
+            let name = self.host_processor.trim();
+            (!name.is_empty()).then_some(())?;
+            return Some(units::Configuration {
+                cpu_only: true,
+                name: name.to_lowercase(),
+                per_node: self.host_processors_per_node?,
+                nodes,
+            });
+        }
+        Some(units::Configuration {
+            cpu_only: false,
+            name: self.accelerator_name()?.to_lowercase(),
+            per_node: self.accelerators_per_node?,
+            nodes,
+        })
+    }
+
+    /// What the system is counted under, by organisation and by configuration.
+    pub fn membership(&self) -> units::Membership {
+        units::Membership {
+            organization: self.organization.clone(),
+            configuration: self
+                .configuration()
+                .ok_or_else(|| format!("{}\u{0}{}", self.organization, self.platform)),
+        }
     }
 }
 

@@ -249,7 +249,7 @@ fn citation(data: &ArticleData<'_>) -> Result<String> {
 /// Every block the prose may place, by name.
 pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
     type Render = fn(&ArticleData<'_>) -> Result<String>;
-    let all: [(&str, Render); 19] = [
+    let all: [(&str, Render); 20] = [
         ("key-numbers", super::story_blocks::key_numbers),
         ("figure-highlights", figure_highlights),
         ("highlights", highlight_table),
@@ -263,6 +263,7 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
         ("interactive", interactive),
         ("robustness", robustness),
         ("noise", noise),
+        ("shared-targets", shared_targets),
         ("steps", steps),
         ("checks", checks),
         ("pairs", pairs),
@@ -705,6 +706,43 @@ fn noise(data: &ArticleData<'_>) -> Result<String> {
         })
         .collect::<Result<Vec<_>>>()?;
     template(&NoiseBlock { rows }, "blocks/noise.html")
+}
+
+/// One group of pairs at one shared target, as the table prints it.
+struct SharedTargetRow<'a> {
+    group: &'a crate::evidence::pair_logs::TargetGroup,
+    /// The configuration and the organisations, escaped, with break opportunities.
+    configuration: String,
+    organizations: String,
+    ratios: String,
+    others: String,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/shared-targets.html")]
+struct SharedTargetsBlock<'a> {
+    rows: Vec<SharedTargetRow<'a>>,
+}
+
+/// Every group of pairs of one configuration and benchmark at one Server target.
+fn shared_targets(data: &ArticleData<'_>) -> Result<String> {
+    let range = |a: f64, b: f64| format!("{} to {}", percent(a), percent(b));
+    let rows = data
+        .logs
+        .shared_targets
+        .groups
+        .iter()
+        .map(|g| {
+            Ok(SharedTargetRow {
+                group: g,
+                configuration: breakable(&g.configuration),
+                organizations: breakable(&list_words(&g.organizations)?),
+                ratios: range(g.min_ratio, g.max_ratio),
+                others: g.others.map_or("–".into(), |[a, b]| range(a, b)),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    template(&SharedTargetsBlock { rows }, "blocks/shared-targets.html")
 }
 
 /// The pinned inputs: those the manifest pins one by one, and its list of further files.

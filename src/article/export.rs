@@ -232,9 +232,9 @@ pub fn pairs_csv(
 /// The columns of `pairs.csv` read from the pair's two LoadGen summary logs (empty where the
 /// pinned copy of the results tree holds no log): whether its logs were checked, what the
 /// Server run was scheduled at and completed, the Offline run's rate, tokens per sample, the
-/// p99 latencies against their limits, the three factors of the ratio and what each log counts.
+/// p99 latencies against their limits, the three factors of the ratio, the ratio without the drain and what each log counts.
 /// `docs` and the bundle's README give each column's unit.
-pub const LOG_COLUMNS: [&str; 26] = [
+pub const LOG_COLUMNS: [&str; 27] = [
     "logs",
     "target_qps",
     "scheduled_samples_per_s",
@@ -243,9 +243,10 @@ pub const LOG_COLUMNS: [&str; 26] = [
     "server_tokens_per_sample",
     "offline_tokens_per_sample",
     "load_factor",
-    "completion_factor",
+    "drain_factor",
     "length_factor",
     "factor_product",
+    "drain_free_ratio",
     "p99_ttft_ms",
     "ttft_limit_ms",
     "ttft_share",
@@ -288,7 +289,7 @@ fn log_cells(log: Option<&PairLog>) -> Vec<String> {
         .map_or(String::new(), |r| r.negative_min_ttft.to_string());
     let mut cells = vec![status.to_string()];
     match &log.factors {
-        None => cells.extend(std::iter::repeat_n(String::new(), 18)),
+        None => cells.extend(std::iter::repeat_n(String::new(), 19)),
         Some(f) => cells.extend([
             f.target_qps.clone(),
             format!("{}", f.scheduled_samples_per_s),
@@ -297,9 +298,10 @@ fn log_cells(log: Option<&PairLog>) -> Vec<String> {
             format!("{}", f.server_tokens_per_sample),
             format!("{}", f.offline_tokens_per_sample),
             format!("{}", f.load),
-            format!("{}", f.completion),
+            format!("{}", f.drain),
             format!("{}", f.length),
             format!("{}", f.product),
+            format!("{}", f.drain_free),
             format!("{}", f.p99_ttft_ms),
             format!("{}", f.ttft_limit_ms),
             format!("{}", f.ttft_share),

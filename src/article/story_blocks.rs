@@ -99,10 +99,25 @@ struct FactorRow<'a> {
     f: &'a BenchmarkFactors,
     ratio: String,
     load: String,
-    completion: String,
+    drain: String,
     length: String,
     ttft: String,
     tpot: String,
+}
+
+/// One benchmark's further figures, as the second table of figure 4 prints them.
+struct FactorMore {
+    /// The benchmark, or the benchmark without its CPU-only pairs.
+    label: String,
+    /// The median ratio of its pairs within 5 % of a limit and of the others.
+    near: String,
+    drain_free: String,
+    /// The median Server tokens per sample.
+    tokens: String,
+    /// The median step of a whole-number target, as a share of itself.
+    step: String,
+    /// The load's, the drain's and the length's shares of the gap.
+    shares: [String; 3],
 }
 
 #[derive(Template)]
@@ -111,6 +126,7 @@ struct FigureFactors<'a> {
     wide: &'a str,
     narrow: &'a str,
     rows: Vec<FactorRow<'a>>,
+    more: Vec<FactorMore>,
 }
 
 /// Figure 4 in its two layouts, with the medians of the factors by benchmark.
@@ -123,17 +139,49 @@ pub fn figure_factors(data: &ArticleData<'_>) -> crate::Result<String> {
             f,
             ratio: percent(f.median_ratio),
             load: percent(f.median_load),
-            completion: percent(f.median_completion),
+            drain: percent(f.median_drain),
             length: percent(f.median_length),
             ttft: percent(f.median_ttft_share),
             tpot: percent(f.median_tpot_share),
         })
         .collect();
+    let dash = || "–".to_string();
+    let shares =
+        |s: Option<[f64; 3]>| s.map_or_else(|| [dash(), dash(), dash()], |s| s.map(percent));
+    let mut more = Vec::new();
+    for f in &data.logs.benchmarks {
+        more.push(FactorMore {
+            label: f.benchmark.clone(),
+            near: format!(
+                "{} / {}",
+                f.median_ratio_near.map_or_else(dash, percent),
+                f.median_ratio_other.map_or_else(dash, percent)
+            ),
+            drain_free: percent(f.median_drain_free),
+            tokens: crate::base::number::grouped(f.median_server_tokens_per_sample, 0),
+            step: f.median_unit_share_whole.map_or_else(dash, percent),
+            shares: shares(f.log_shares),
+        });
+        if let Some(without) = f.log_shares_without_cpu_only {
+            more.push(FactorMore {
+                label: format!(
+                    "{}, without its {} CPU-only pairs",
+                    f.benchmark, f.cpu_only_pairs
+                ),
+                near: dash(),
+                drain_free: dash(),
+                tokens: dash(),
+                step: dash(),
+                shares: shares(Some(without)),
+            });
+        }
+    }
     template(
         &FigureFactors {
             wide: &data.figures.factors.0,
             narrow: &data.figures.factors_narrow.0,
             rows,
+            more,
         },
         "blocks/figure-factors.html",
     )
@@ -184,13 +232,24 @@ pub fn systems(data: &ArticleData<'_>) -> crate::Result<String> {
 struct ComparisonRow<'a> {
     c: &'a crate::analysis::split::Comparison,
     p: String,
+    p_organizations: String,
+    p_configurations: String,
+}
+
+/// One benchmark's effect as the table prints it: with one unit left out, its range at each
+/// level (system, organisation, configuration), and whether its sign and place hold at all.
+struct EffectRow<'a> {
+    benchmark: &'a str,
+    effect: String,
+    levels: [String; 3],
+    holds: &'static str,
 }
 
 #[derive(Template)]
 #[template(path = "blocks/comparisons.html")]
 struct Comparisons<'a> {
     rows: Vec<ComparisonRow<'a>>,
-    effects: Vec<(&'a str, String)>,
+    effects: Vec<EffectRow<'a>>,
 }
 
 /// The paired comparisons of every two benchmarks, and the split's benchmark effects.
@@ -204,15 +263,31 @@ pub fn comparisons(data: &ArticleData<'_>) -> crate::Result<String> {
                 .map(|c| ComparisonRow {
                     c,
                     p: super::story::p_value(c.p_value),
+                    p_organizations: super::story::p_value(c.units.organizations.p_value),
+                    p_configurations: super::story::p_value(c.units.configurations.p_value),
                 })
                 .collect(),
             effects: found
                 .split
                 .as_ref()
                 .map(|s| {
-                    s.benchmark_effects_pp
+                    s.leave_one_out
                         .iter()
-                        .map(|(b, e)| (b.as_str(), format!("{e:+.2}")))
+                        .map(|r| {
+                            let range = |x: &crate::analysis::split::Refits| {
+                                format!("{:+.2} to {:+.2}", x.min_pp, x.max_pp)
+                            };
+                            EffectRow {
+                                benchmark: &r.benchmark,
+                                effect: format!("{:+.2}", r.effect_pp),
+                                levels: [
+                                    range(&r.systems),
+                                    range(&r.organizations),
+                                    range(&r.configurations),
+                                ],
+                                holds: if r.holds() { "yes" } else { "no" },
+                            }
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -227,7 +302,7 @@ struct LogRow<'a> {
     system: String,
     target: String,
     load: String,
-    completion: String,
+    drain: String,
     length: String,
     ttft: String,
     tpot: String,
@@ -284,7 +359,7 @@ pub fn logs(data: &ArticleData<'_>) -> crate::Result<String> {
                 system: breakable(&system),
                 target: f.map_or("–".to_string(), |f| f.target_qps.clone()),
                 load: pct(|f| f.load),
-                completion: pct(|f| f.completion),
+                drain: pct(|f| f.drain),
                 length: pct(|f| f.length),
                 ttft: pct(|f| f.ttft_share),
                 tpot: pct(|f| f.tpot_share),

@@ -1,6 +1,8 @@
 //! The few distributions the analysis tests against: the upper tail of Snedecor's F (through
 //! the regularised incomplete beta function, by its continued fraction) and the exact two-sided
-//! sign test (binomial with p = ½, counted in whole numbers).
+//! sign test (binomial with p = ½, counted in whole numbers); and what a permutation test needs:
+//! a small linear solver and a seeded generator with its shuffle, simple enough that a second
+//! implementation (the notebook's) draws the same permutations.
 
 /// The regularised incomplete beta function I_x(a, b), for a, b > 0 and 0 ≤ x ≤ 1, by the
 /// continued fraction of Numerical Recipes (§6.4) evaluated with the modified Lentz method;
@@ -92,9 +94,114 @@ pub fn sign_test(k: u32, n: u32) -> Option<f64> {
     Some((2.0 * tail as f64 / total as f64).min(1.0))
 }
 
+/// The solution of `matrix · x = vector` (a square system) by Gaussian elimination with partial
+/// pivoting; `None` when the matrix is singular (a pivot below 1e-12 of the largest entry) or
+/// the sizes differ.
+pub fn solve(matrix: &[Vec<f64>], vector: &[f64]) -> Option<Vec<f64>> {
+    let n = vector.len();
+    if matrix.len() != n || matrix.iter().any(|row| row.len() != n) {
+        return None;
+    }
+    let scale = matrix.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut a: Vec<Vec<f64>> = matrix
+        .iter()
+        .zip(vector)
+        .map(|(row, &v)| row.iter().copied().chain([v]).collect())
+        .collect();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        // A NaN pivot is refused too.
+        if a[pivot][col].abs() <= 1e-12 * scale || a[pivot][col].is_nan() {
+            return None;
+        }
+        a.swap(col, pivot);
+        let (done, rest) = a.split_at_mut(col + 1);
+        let pivot_row = &done[col];
+        for row in rest.iter_mut() {
+            let factor = row[col] / pivot_row[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= factor * p;
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let tail: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (a[row][n] - tail) / a[row][row];
+    }
+    Some(x)
+}
+
+/// Steele, Lea and Flood's SplitMix64: a 64-bit state advanced by a constant and mixed. Not for
+/// secrets; for a permutation test that anyone can repeat from its seed.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Fisher and Yates's shuffle, from the last item down: item i swaps with item
+    /// `next_u64() % (i + 1)` (the remainder's bias, below 2⁻⁵⁷ for these lengths, is kept so
+    /// that the rule stays this simple).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The generator's first outputs from seed 0 and 1234567, as its authors' reference code
+    /// (splitmix64.c) prints them.
+    #[test]
+    fn splitmix64_draws_the_reference_sequence() {
+        let mut r = SplitMix64::new(0);
+        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+        let mut r = SplitMix64::new(1_234_567);
+        assert_eq!(r.next_u64(), 6_457_827_717_110_365_317);
+        assert_eq!(r.next_u64(), 3_203_168_211_198_807_973);
+    }
+
+    #[test]
+    fn a_shuffle_is_a_permutation_and_repeats_from_its_seed() {
+        let shuffled = |seed| {
+            let mut v: Vec<u32> = (0..20).collect();
+            SplitMix64::new(seed).shuffle(&mut v);
+            v
+        };
+        let a = shuffled(7);
+        assert_eq!(a, shuffled(7));
+        assert_ne!(a, shuffled(8));
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_solver_solves_a_pivoting_system_and_refuses_a_singular_one() {
+        // 0·x + y = 2, x + y = 3: x = 1, y = 2 (the first pivot is zero, so rows swap).
+        let x = solve(&[vec![0.0, 1.0], vec![1.0, 1.0]], &[2.0, 3.0]).unwrap();
+        assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 2.0).abs() < 1e-15);
+        assert_eq!(solve(&[vec![1.0, 2.0], vec![2.0, 4.0]], &[1.0, 2.0]), None);
+        assert_eq!(solve(&[vec![1.0]], &[1.0, 2.0]), None);
+    }
 
     #[test]
     fn the_f_tail_of_one_and_one_degrees_is_the_cauchy_formula() {

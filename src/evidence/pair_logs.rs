@@ -14,9 +14,13 @@
 //! Offline tokens/s    Offline samples/s     scheduled samples/s   Offline tokens per sample
 //! ```
 //!
-//! the load the submitter scheduled against the Offline rate, the share of it the run completed,
-//! and how the answers' lengths compare. Beside them stand the Server run's p99 latencies as
-//! shares of the limits its log states.
+//! the load the submitter scheduled against the Offline rate, the drain, and how the answers'
+//! lengths compare. LoadGen computes both rates of the middle factor from one numerator, the
+//! sample count less one, over the time the last query was scheduled and the time the last
+//! query finished (`loadgen/results.cc`); so the drain is the share of the run spent before the
+//! last query was sent, which the final answers' length sets, not load the system failed to
+//! keep. The drain-free ratio is load × length. Beside them stand the Server run's p99
+//! latencies as shares of the limits its log states.
 
 use std::collections::BTreeMap;
 
@@ -24,6 +28,8 @@ use serde::Serialize;
 
 use super::accuracy::{half_unit_of_last_digit, summary_unit};
 use super::loadgen::{parse_summary_log, LoadgenLog, Printed, TestMode, Validity};
+use crate::analysis::split::{lowest_by, Lowest};
+use crate::analysis::units::Configuration;
 use crate::analysis::Pair;
 use crate::base::error::{Error, Result};
 use crate::base::workers;
@@ -89,12 +95,15 @@ pub struct Factors {
     pub tpot_share: f64,
     /// Scheduled samples/s ÷ Offline samples/s.
     pub load: f64,
-    /// Completed ÷ scheduled samples/s.
-    pub completion: f64,
+    /// Completed ÷ scheduled samples/s: the time the last query was scheduled over the time it
+    /// finished.
+    pub drain: f64,
     /// Server tokens per sample ÷ Offline tokens per sample.
     pub length: f64,
-    /// `load × completion × length`: the logs' own Server ÷ Offline tokens/s.
+    /// `load × drain × length`: the logs' own Server ÷ Offline tokens/s.
     pub product: f64,
+    /// `load × length`: the ratio without the end-of-run drain.
+    pub drain_free: f64,
     /// The product equals the pair's ratio (from the summary's Results) to the digits the logs
     /// and the summary print.
     pub product_agrees: bool,
@@ -130,8 +139,11 @@ pub struct BenchmarkFactors {
     pub pairs: usize,
     pub median_ratio: f64,
     pub median_load: f64,
-    pub median_completion: f64,
+    pub median_drain: f64,
     pub median_length: f64,
+    pub median_drain_free: f64,
+    /// The median of the Server runs' tokens per sample: how long the benchmark's answers are.
+    pub median_server_tokens_per_sample: f64,
     pub median_ttft_share: f64,
     pub median_tpot_share: f64,
     /// Pairs within 5 % of a limit, by which.
@@ -140,18 +152,24 @@ pub struct BenchmarkFactors {
     /// The median ratio of the pairs within 5 % of a limit, and of the others.
     pub median_ratio_near: Option<f64>,
     pub median_ratio_other: Option<f64>,
+    /// Server runs at a whole-number target, and the median of `unit_share` over them.
+    pub whole_targets: usize,
+    pub median_unit_share_whole: Option<f64>,
     /// How the benchmark's gap splits between the factors, in logarithms: the sum over its
-    /// pairs of ln(load), ln(completion) and ln(length), each over the sum of ln(product).
+    /// pairs of ln(load), ln(drain) and ln(length), each over the sum of ln(product).
     pub log_shares: Option<[f64; 3]>,
+    /// Its pairs of CPU-only systems, and the shares without them (none where it has none).
+    pub cpu_only_pairs: usize,
+    pub log_shares_without_cpu_only: Option<[f64; 3]>,
 }
 
-/// The shares of ln(load), ln(completion) and ln(length) in the sum of ln(product) over
+/// The shares of ln(load), ln(drain) and ln(length) in the sum of ln(product) over
 /// `factors`; `None` when that sum is zero (no gap to split).
 pub fn log_shares<'a>(factors: impl IntoIterator<Item = &'a Factors>) -> Option<[f64; 3]> {
     let mut sums = [0.0f64; 3];
     for f in factors {
         sums[0] += f.load.ln();
-        sums[1] += f.completion.ln();
+        sums[1] += f.drain.ln();
         sums[2] += f.length.ln();
     }
     let total: f64 = sums.iter().sum();
@@ -180,17 +198,82 @@ pub struct PairLogs {
     pub products_disagreeing: usize,
     /// Server runs at a whole-number target, of those with factors.
     pub whole_targets: usize,
-    /// The median of `unit_share` over the whole-number targets.
-    pub median_unit_share_whole: Option<f64>,
     /// By benchmark, in the order of the analysis (lowest median ratio first).
     pub benchmarks: Vec<BenchmarkFactors>,
-    /// Over all pairs with factors.
+    /// Over all pairs with factors: how many ran within 5 % of a limit (compared within each
+    /// benchmark only, in `benchmarks`: the benchmarks differ in how often they run there).
     pub near_limit: usize,
     pub with_factors: usize,
-    pub median_ratio_near: Option<f64>,
-    pub median_ratio_other: Option<f64>,
-    /// Over all pairs with factors, as [`BenchmarkFactors::log_shares`].
+    /// The benchmarks' median drain falls as their median answer length grows: ordered by the
+    /// one, they stand in the reverse order of the other.
+    pub drain_follows_length: bool,
+    /// Over all pairs with factors, as [`BenchmarkFactors::log_shares`], and without the pairs
+    /// of CPU-only systems.
     pub log_shares: Option<[f64; 3]>,
+    pub log_shares_without_cpu_only: Option<[f64; 3]>,
+    /// The pairs of CPU-only systems, and their share of the summed ln(product) of all pairs.
+    pub cpu_only_pairs: usize,
+    pub cpu_only_share_of_gap: Option<f64>,
+    /// Where each benchmark keeps the least, system by system, on the drain-free ratio (the
+    /// systems with factors for every benchmark they ran).
+    pub drain_free_lowest: Vec<Lowest>,
+    /// The Server targets that pairs of one hardware configuration and benchmark share.
+    pub shared_targets: SharedTargets,
+    /// Each benchmark's gap to the other benchmarks of the same systems, taken apart into the
+    /// factors, in the order of `benchmarks`.
+    pub deficits: Vec<Deficit>,
+    /// Pairs with factors whose Server run reports more than its Offline run, and of those, the
+    /// ones scheduled above the Offline rate (load above 1).
+    pub over_100: usize,
+    pub over_100_load_above: usize,
+}
+
+/// One benchmark's gap to the other benchmarks of the same systems, taken apart: on each system
+/// with factors for every pair and each benchmark once, for each other benchmark it ran,
+/// ln(product) of this benchmark's pair less the other's splits into the load's, the drain's and
+/// the length's differences.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Deficit {
+    pub benchmark: String,
+    pub systems: usize,
+    /// The comparisons with another benchmark of the same system.
+    pub comparisons: usize,
+    /// The sums of the load's, the drain's and the length's differences over the comparisons,
+    /// each as a share of the summed difference of ln(product); `None` when that sum is zero.
+    pub shares: Option<[f64; 3]>,
+    /// Comparisons in which the load's difference is below the drain's: the load's part of the
+    /// gap is the larger.
+    pub load_larger: usize,
+}
+
+/// Pairs of one hardware configuration and benchmark that ran at one Server target: a sign
+/// that their submitters took one setting, so that they are not independent runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SharedTargets {
+    /// Pairs with factors whose configuration and benchmark another such pair shares.
+    pub sharing_configuration: usize,
+    /// Of those, the pairs whose `target_qps` equals another's of the same group.
+    pub sharing_target: usize,
+    /// Every group of two pairs or more with one configuration, benchmark and target: most
+    /// pairs first, then by benchmark, configuration and target.
+    pub groups: Vec<TargetGroup>,
+}
+
+/// Two pairs or more of one configuration and benchmark at one Server target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetGroup {
+    pub benchmark: String,
+    /// The configuration, its accelerator (or processor) spelled as most of the group's pairs
+    /// spell it.
+    pub configuration: String,
+    pub target_qps: String,
+    pub pairs: usize,
+    pub organizations: Vec<String>,
+    pub min_ratio: f64,
+    pub max_ratio: f64,
+    /// The ratios of the other pairs of the configuration and benchmark, when there are any:
+    /// least and most.
+    pub others: Option<[f64; 2]>,
 }
 
 impl PairLogs {
@@ -286,9 +369,9 @@ fn factors(pair: &Pair, offline: &LoadgenLog, server: &LoadgenLog) -> Option<Fac
     let server_tokens_per_sample = server.throughput.value / completed.value;
     let offline_tokens_per_sample = offline.throughput.value / offline_samples.value;
     let load = scheduled.value / offline_samples.value;
-    let completion = completed.value / scheduled.value;
+    let drain = completed.value / scheduled.value;
     let length = server_tokens_per_sample / offline_tokens_per_sample;
-    let product = load * completion * length;
+    let product = load * drain * length;
     // The product is the logs' Server ÷ Offline tokens/s; the ratio is the summary's. Each
     // side's rounding is at most half a unit of the last printed digit of each figure.
     let rounding = relative_rounding(&server.throughput)
@@ -316,9 +399,10 @@ fn factors(pair: &Pair, offline: &LoadgenLog, server: &LoadgenLog) -> Option<Fac
         ttft_share,
         tpot_share,
         load,
-        completion,
+        drain,
         length,
         product,
+        drain_free: load * length,
         product_agrees,
         unit_share: 1.0 / target.value,
         whole_target: target.value.fract() == 0.0,
@@ -372,12 +456,12 @@ pub fn pair_logs(
     };
     // The logs are parsed on two cores.
     let out = workers::map_in_order(pairs, "the LoadGen logs", one)?;
-    Ok(summarise(out, benchmarks))
+    Ok(summarise(out, pairs, benchmarks))
 }
 
-/// The counts and medians of [`PairLogs`] from its pairs.
-fn summarise(pairs: Vec<PairLog>, benchmarks: &[String]) -> PairLogs {
-    let rows: Vec<&RowLog> = pairs
+/// The counts and medians of [`PairLogs`] from its pairs (`logs`, in the order of `pairs`).
+fn summarise(logs: Vec<PairLog>, pairs: &[Pair], benchmarks: &[String]) -> PairLogs {
+    let rows: Vec<&RowLog> = logs
         .iter()
         .flat_map(|p| [&p.offline, &p.server])
         .flatten()
@@ -387,73 +471,503 @@ fn summarise(pairs: Vec<PairLog>, benchmarks: &[String]) -> PairLogs {
         v.sort();
         v
     };
-    let with: Vec<(&PairLog, &Factors)> = pairs
+    // Each pair with factors, beside its pair.
+    let with: Vec<(&PairLog, &Factors, &Pair)> = logs
         .iter()
-        .filter_map(|p| p.factors.as_ref().map(|f| (p, f)))
+        .zip(pairs)
+        .filter_map(|(l, p)| l.factors.as_ref().map(|f| (l, f, p)))
         .collect();
-    let near_split = |ps: &[(&PairLog, &Factors)]| {
-        let (near, other): (Vec<_>, Vec<_>) = ps.iter().partition(|(_, f)| f.binding.is_some());
-        (
-            near.len(),
-            median(near.iter().map(|(p, _)| p.ratio).collect()),
-            median(other.iter().map(|(p, _)| p.ratio).collect()),
-        )
-    };
-    let by_benchmark = benchmarks
+    let cpu_only = |p: &Pair| p.submission.cpu_only;
+    let by_benchmark: Vec<BenchmarkFactors> = benchmarks
         .iter()
         .filter_map(|b| {
-            let ps: Vec<(&PairLog, &Factors)> = with
+            let ps: Vec<(&PairLog, &Factors, &Pair)> = with
                 .iter()
                 .copied()
-                .filter(|(p, _)| &p.benchmark == b)
+                .filter(|(l, _, _)| &l.benchmark == b)
                 .collect();
-            let m = |get: fn(&Factors) -> f64| median(ps.iter().map(|(_, f)| get(f)).collect());
-            let (_, median_ratio_near, median_ratio_other) = near_split(&ps);
-            let count = |limit: &str| ps.iter().filter(|(_, f)| f.binding == Some(limit)).count();
+            let m = |get: fn(&Factors) -> f64| median(ps.iter().map(|(_, f, _)| get(f)).collect());
+            let (near, other): (Vec<_>, Vec<_>) =
+                ps.iter().partition(|(_, f, _)| f.binding.is_some());
+            let count = |limit: &str| {
+                ps.iter()
+                    .filter(|(_, f, _)| f.binding == Some(limit))
+                    .count()
+            };
+            let whole: Vec<f64> = ps
+                .iter()
+                .filter(|(_, f, _)| f.whole_target)
+                .map(|(_, f, _)| f.unit_share)
+                .collect();
+            let cpu_only_pairs = ps.iter().filter(|(_, _, p)| cpu_only(p)).count();
             Some(BenchmarkFactors {
                 benchmark: b.clone(),
                 pairs: ps.len(),
-                median_ratio: median(ps.iter().map(|(p, _)| p.ratio).collect())?,
+                median_ratio: median(ps.iter().map(|(l, _, _)| l.ratio).collect())?,
                 median_load: m(|f| f.load)?,
-                median_completion: m(|f| f.completion)?,
+                median_drain: m(|f| f.drain)?,
                 median_length: m(|f| f.length)?,
+                median_drain_free: m(|f| f.drain_free)?,
+                median_server_tokens_per_sample: m(|f| f.server_tokens_per_sample)?,
                 median_ttft_share: m(|f| f.ttft_share)?,
                 median_tpot_share: m(|f| f.tpot_share)?,
                 near_ttft: count("TTFT"),
                 near_tpot: count("TPOT"),
-                median_ratio_near,
-                median_ratio_other,
-                log_shares: log_shares(ps.iter().map(|(_, f)| *f)),
+                median_ratio_near: median(near.iter().map(|(l, _, _)| l.ratio).collect()),
+                median_ratio_other: median(other.iter().map(|(l, _, _)| l.ratio).collect()),
+                whole_targets: whole.len(),
+                median_unit_share_whole: median(whole),
+                log_shares: log_shares(ps.iter().map(|(_, f, _)| *f)),
+                cpu_only_pairs,
+                log_shares_without_cpu_only: (cpu_only_pairs > 0)
+                    .then(|| {
+                        log_shares(
+                            ps.iter()
+                                .filter(|(_, _, p)| !cpu_only(p))
+                                .map(|(_, f, _)| *f),
+                        )
+                    })
+                    .flatten(),
             })
         })
         .collect();
-    let (near_limit, median_ratio_near, median_ratio_other) = near_split(&with);
-    let whole: Vec<f64> = with
+    let drain_follows_length = {
+        let order = |key: fn(&BenchmarkFactors) -> f64| {
+            let mut v: Vec<&BenchmarkFactors> = by_benchmark.iter().collect();
+            v.sort_by(|a, b| key(a).total_cmp(&key(b)));
+            v.into_iter()
+                .map(|b| b.benchmark.as_str())
+                .collect::<Vec<_>>()
+        };
+        let mut by_drain = order(|b| b.median_drain);
+        by_drain.reverse();
+        by_benchmark.len() >= 2 && by_drain == order(|b| b.median_server_tokens_per_sample)
+    };
+    let total_gap: f64 = with.iter().map(|(_, f, _)| f.product.ln()).sum();
+    let cpu_only_gap: f64 = with
         .iter()
-        .filter(|(_, f)| f.whole_target)
-        .map(|(_, f)| f.unit_share)
+        .filter(|(_, _, p)| cpu_only(p))
+        .map(|(_, f, _)| f.product.ln())
+        .sum();
+    let cpu_only_pairs = with.iter().filter(|(_, _, p)| cpu_only(p)).count();
+    let drain_free: BTreeMap<RowId, f64> = with
+        .iter()
+        .map(|(l, f, _)| (l.offline_id, f.drain_free))
         .collect();
     PairLogs {
         rows_checked: rows.len(),
-        rows_paired: 2 * pairs.len(),
+        rows_paired: 2 * logs.len(),
         rows_failing: ids(&|r| !r.passes()),
         rows_with_errors: ids(&|r| r.errors.is_some_and(|n| n > 0)),
         rows_with_warnings: ids(&|r| r.warnings.is_some_and(|n| n > 0)),
         rows_negative_min_ttft: ids(&|r| r.negative_min_ttft),
-        pairs_without_logs: pairs
+        pairs_without_logs: logs
             .iter()
             .filter(|p| p.offline.is_none() && p.server.is_none())
             .map(|p| p.offline_id)
             .collect(),
-        products_disagreeing: with.iter().filter(|(_, f)| !f.product_agrees).count(),
-        whole_targets: whole.len(),
-        median_unit_share_whole: median(whole),
+        products_disagreeing: with.iter().filter(|(_, f, _)| !f.product_agrees).count(),
+        whole_targets: with.iter().filter(|(_, f, _)| f.whole_target).count(),
         benchmarks: by_benchmark,
-        near_limit,
+        near_limit: with.iter().filter(|(_, f, _)| f.binding.is_some()).count(),
         with_factors: with.len(),
-        median_ratio_near,
-        median_ratio_other,
-        log_shares: log_shares(with.iter().map(|(_, f)| *f)),
-        pairs,
+        drain_follows_length,
+        log_shares: log_shares(with.iter().map(|(_, f, _)| *f)),
+        log_shares_without_cpu_only: (cpu_only_pairs > 0)
+            .then(|| {
+                log_shares(
+                    with.iter()
+                        .filter(|(_, _, p)| !cpu_only(p))
+                        .map(|(_, f, _)| *f),
+                )
+            })
+            .flatten(),
+        cpu_only_pairs,
+        cpu_only_share_of_gap: (cpu_only_pairs > 0 && total_gap != 0.0 && total_gap.is_finite())
+            .then(|| cpu_only_gap / total_gap),
+        drain_free_lowest: lowest_by(pairs, benchmarks, &|p| {
+            drain_free.get(&p.offline_id).copied()
+        }),
+        shared_targets: shared_targets(&with),
+        deficits: deficits(&with, pairs, benchmarks),
+        over_100: with.iter().filter(|(l, _, _)| l.ratio > 1.0).count(),
+        over_100_load_above: with
+            .iter()
+            .filter(|(l, f, _)| l.ratio > 1.0 && f.load > 1.0)
+            .count(),
+        pairs: logs,
+    }
+}
+
+/// Each benchmark's gap to the others of the same systems, in factors ([`Deficit`]).
+fn deficits(
+    with: &[(&PairLog, &Factors, &Pair)],
+    pairs: &[Pair],
+    benchmarks: &[String],
+) -> Vec<Deficit> {
+    // Each system's factors by benchmark; a system with a benchmark twice is left out, and so
+    // is one with a pair without factors.
+    type Key<'a> = (&'a str, &'a str);
+    fn key(p: &Pair) -> Key<'_> {
+        (&p.submission.organization, &p.submission.platform)
+    }
+    let all: BTreeMap<Key, usize> = pairs.iter().fold(BTreeMap::new(), |mut m, p| {
+        *m.entry(key(p)).or_default() += 1;
+        m
+    });
+    let mut by: BTreeMap<Key, BTreeMap<&str, Vec<&Factors>>> = BTreeMap::new();
+    for (_, f, p) in with {
+        by.entry(key(p))
+            .or_default()
+            .entry(&p.submission.benchmark)
+            .or_default()
+            .push(f);
+    }
+    let systems: Vec<BTreeMap<&str, &Factors>> = by
+        .into_iter()
+        .filter(|(k, r)| all.get(k) == Some(&r.values().map(Vec::len).sum()))
+        .map(|(_, r)| r)
+        .filter(|r| r.values().all(|v| v.len() == 1))
+        .map(|r| r.into_iter().map(|(b, v)| (b, v[0])).collect())
+        .collect();
+    benchmarks
+        .iter()
+        .map(|b| {
+            let (mut sums, mut total) = ([0.0f64; 3], 0.0f64);
+            let (mut n_systems, mut comparisons, mut load_larger) = (0, 0, 0);
+            for ran in &systems {
+                let Some(own) = ran.get(b.as_str()) else {
+                    continue;
+                };
+                let others: Vec<&&Factors> = ran
+                    .iter()
+                    .filter(|(o, _)| **o != b.as_str())
+                    .map(|(_, f)| f)
+                    .collect();
+                if others.is_empty() {
+                    continue;
+                }
+                n_systems += 1;
+                for o in others {
+                    let d = [
+                        own.load.ln() - o.load.ln(),
+                        own.drain.ln() - o.drain.ln(),
+                        own.length.ln() - o.length.ln(),
+                    ];
+                    for (s, x) in sums.iter_mut().zip(d) {
+                        *s += x;
+                    }
+                    total += own.product.ln() - o.product.ln();
+                    comparisons += 1;
+                    load_larger += usize::from(d[0] < d[1]);
+                }
+            }
+            Deficit {
+                benchmark: b.clone(),
+                systems: n_systems,
+                comparisons,
+                shares: (total != 0.0 && total.is_finite()).then(|| sums.map(|s| s / total)),
+                load_larger,
+            }
+        })
+        .collect()
+}
+
+/// The groups of pairs with factors that share a hardware configuration, a benchmark and a
+/// Server target.
+fn shared_targets(with: &[(&PairLog, &Factors, &Pair)]) -> SharedTargets {
+    // By configuration and benchmark, then by target (its value's bits: 16 and 16.0 are one).
+    type Group<'a> = BTreeMap<u64, Vec<(&'a Factors, &'a Pair)>>;
+    let mut by: BTreeMap<(Configuration, &str), Group> = BTreeMap::new();
+    for (_, f, p) in with {
+        let Some(configuration) = p.submission.configuration() else {
+            continue;
+        };
+        let Ok(target) = f.target_qps.trim().parse::<f64>() else {
+            continue;
+        };
+        by.entry((configuration, p.submission.benchmark.as_str()))
+            .or_default()
+            .entry(target.to_bits())
+            .or_default()
+            .push((f, p));
+    }
+    let mut out = SharedTargets::default();
+    for ((configuration, benchmark), targets) in &by {
+        let all: Vec<f64> = targets.values().flatten().map(|(_, p)| p.ratio.0).collect();
+        if all.len() < 2 {
+            continue;
+        }
+        out.sharing_configuration += all.len();
+        for group in targets.values().filter(|g| g.len() >= 2) {
+            out.sharing_target += group.len();
+            let ratios: Vec<f64> = group.iter().map(|(_, p)| p.ratio.0).collect();
+            let others: Vec<f64> = targets
+                .values()
+                .filter(|g| !std::ptr::eq(*g, group))
+                .flatten()
+                .map(|(_, p)| p.ratio.0)
+                .collect();
+            let range = |v: &[f64]| {
+                [
+                    v.iter().copied().fold(f64::INFINITY, f64::min),
+                    v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                ]
+            };
+            let [min_ratio, max_ratio] = range(&ratios);
+            // The name as most of the group's pairs spell it (the first in sorted order on a tie).
+            let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
+            for (_, p) in group {
+                let s = &p.submission;
+                let name = if s.cpu_only {
+                    s.host_processor.trim()
+                } else {
+                    s.accelerator_name().unwrap_or_default()
+                };
+                *spellings.entry(name).or_default() += 1;
+            }
+            let most = spellings.values().copied().max().unwrap_or(0);
+            let name = spellings
+                .iter()
+                .find(|(_, &n)| n == most)
+                .map_or(configuration.name.as_str(), |(name, _)| *name);
+            out.groups.push(TargetGroup {
+                benchmark: benchmark.to_string(),
+                configuration: configuration.spelled(name),
+                target_qps: group[0].0.target_qps.clone(),
+                pairs: group.len(),
+                organizations: group
+                    .iter()
+                    .map(|(_, p)| p.submission.organization.clone())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
+                min_ratio,
+                max_ratio,
+                others: (!others.is_empty()).then(|| range(&others)),
+            });
+        }
+    }
+    out.groups.sort_by(|a, b| {
+        b.pairs
+            .cmp(&a.pairs)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+            .then_with(|| a.configuration.cmp(&b.configuration))
+            .then_with(|| a.target_qps.cmp(&b.target_qps))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Ratio, Submission};
+
+    /// A pair of `org`'s system on 8 × ACME A1 with its factors: its ratio, whether it ran at
+    /// its TPOT limit, its drain, its Server tokens per answer and its target.
+    fn made(
+        benchmark: &str,
+        org: &str,
+        ratio: f64,
+        near: bool,
+        drain: f64,
+        tokens: f64,
+        target: &str,
+    ) -> (PairLog, Pair) {
+        let id = RowId(0);
+        let factors = Factors {
+            target_qps: target.into(),
+            scheduled_samples_per_s: 1.0,
+            completed_samples_per_s: drain,
+            offline_samples_per_s: 1.0,
+            server_tokens_per_sample: tokens,
+            offline_tokens_per_sample: tokens,
+            p99_ttft_ms: 100.0,
+            ttft_limit_ms: 2000.0,
+            p99_tpot_ms: if near { 79.0 } else { 40.0 },
+            tpot_limit_ms: 80.0,
+            ttft_share: 0.05,
+            tpot_share: if near { 79.0 / 80.0 } else { 0.5 },
+            load: ratio / drain,
+            drain,
+            length: 1.0,
+            product: ratio,
+            drain_free: ratio / drain,
+            product_agrees: true,
+            unit_share: 1.0 / target.parse::<f64>().unwrap_or(1.0),
+            whole_target: true,
+            binding: near.then_some("TPOT"),
+        };
+        let log = PairLog {
+            offline_id: id,
+            server_id: RowId(1),
+            benchmark: benchmark.into(),
+            ratio,
+            offline: None,
+            server: None,
+            factors: Some(factors),
+        };
+        let pair = Pair {
+            offline_id: id,
+            server_id: RowId(1),
+            submission: Submission {
+                organization: org.into(),
+                system_name: org.into(),
+                platform: org.into(),
+                model: benchmark.into(),
+                benchmark: benchmark.into(),
+                accelerator: Some("ACME A1".into()),
+                nodes: Some(1),
+                accelerators_per_node: Some(8),
+                total_accelerators: Some(8),
+                cpu_only: false,
+                framework: String::new(),
+                host_processor: String::new(),
+                host_processors_per_node: None,
+            },
+            offline_location: String::new(),
+            server_location: String::new(),
+            offline: 1.0,
+            server: ratio,
+            ratio: Ratio(ratio),
+        };
+        (log, pair)
+    }
+
+    fn summarised(made: Vec<(PairLog, Pair)>, order: &[&str]) -> PairLogs {
+        let (logs, pairs): (Vec<_>, Vec<_>) = made.into_iter().unzip();
+        let order: Vec<String> = order.iter().map(|b| b.to_string()).collect();
+        summarise(logs, &pairs, &order)
+    }
+
+    /// Near a limit, L's pairs keep more than its others (81 against 70) and so do H's (100
+    /// against 96); pooled, the near pairs keep less (81.5 against 95.5), only because most of
+    /// them are L's. Within each benchmark is how the figures compare them.
+    #[test]
+    fn near_limit_pairs_are_compared_within_each_benchmark_not_pooled() {
+        let found = summarised(
+            vec![
+                made("L", "a", 0.80, true, 0.99, 100.0, "1"),
+                made("L", "b", 0.81, true, 0.99, 100.0, "1"),
+                made("L", "c", 0.82, true, 0.99, 100.0, "1"),
+                made("L", "d", 0.70, false, 0.99, 100.0, "1"),
+                made("H", "a", 1.00, true, 0.99, 100.0, "1"),
+                made("H", "b", 0.95, false, 0.99, 100.0, "1"),
+                made("H", "c", 0.96, false, 0.99, 100.0, "1"),
+                made("H", "d", 0.97, false, 0.99, 100.0, "1"),
+            ],
+            &["L", "H"],
+        );
+        let pooled = |near: bool| {
+            crate::analysis::median(
+                found
+                    .pairs
+                    .iter()
+                    .filter(|p| p.factors.as_ref().unwrap().binding.is_some() == near)
+                    .map(|p| p.ratio)
+                    .collect(),
+            )
+            .unwrap()
+        };
+        // The fixture holds the reversal.
+        assert!(pooled(true) < pooled(false));
+        for (b, near, other) in [("L", 0.81, 0.70), ("H", 1.00, 0.96)] {
+            let f = found.benchmarks.iter().find(|f| f.benchmark == b).unwrap();
+            assert!((f.median_ratio_near.unwrap() - near).abs() < 1e-12, "{b}");
+            assert!((f.median_ratio_other.unwrap() - other).abs() < 1e-12, "{b}");
+        }
+        assert_eq!(found.near_limit, 4);
+    }
+
+    /// The drain falls as answers lengthen: L's long answers drain at 0.95, H's short ones at
+    /// 0.995. Swap the lengths and the drain no longer follows them.
+    #[test]
+    fn the_drain_is_found_to_follow_answer_length_only_when_it_does() {
+        let pairs = |l_tokens, h_tokens| {
+            vec![
+                made("L", "a", 0.80, false, 0.95, l_tokens, "1"),
+                made("L", "b", 0.82, false, 0.95, l_tokens, "1"),
+                made("M", "a", 0.88, false, 0.98, 500.0, "1"),
+                made("H", "a", 0.95, false, 0.995, h_tokens, "1"),
+            ]
+        };
+        let found = summarised(pairs(4000.0, 100.0), &["L", "M", "H"]);
+        assert!(found.drain_follows_length);
+        let l = &found.benchmarks[0];
+        assert_eq!(l.median_server_tokens_per_sample, 4000.0);
+        assert!((l.median_drain - 0.95).abs() < 1e-12);
+        // Load × length: the ratio without the drain.
+        assert!((l.median_drain_free - 0.81 / 0.95).abs() < 1e-12);
+        assert!(!summarised(pairs(100.0, 4000.0), &["L", "M", "H"]).drain_follows_length);
+    }
+
+    /// Two partners copy the maker's target of 16 on its hardware, a third submitter sets its
+    /// own: three pairs share the configuration, two the target.
+    #[test]
+    fn partners_sharing_one_target_on_one_configuration_are_grouped() {
+        let found = summarised(
+            vec![
+                made("L", "Maker", 0.84, false, 0.99, 100.0, "16"),
+                made("L", "Partner", 0.82, false, 0.99, 100.0, "16.0"),
+                made("L", "Own", 0.95, false, 0.99, 100.0, "18"),
+            ],
+            &["L"],
+        );
+        let t = &found.shared_targets;
+        assert_eq!((t.sharing_configuration, t.sharing_target), (3, 2));
+        let [g] = t.groups.as_slice() else {
+            panic!("one group: {t:?}")
+        };
+        assert_eq!(g.configuration, "8 × ACME A1 on 1 node");
+        assert_eq!((g.target_qps.as_str(), g.pairs), ("16", 2));
+        assert_eq!(g.organizations, ["Maker", "Partner"]);
+        assert_eq!(
+            (g.min_ratio, g.max_ratio, g.others),
+            (0.82, 0.84, Some([0.95, 0.95]))
+        );
+    }
+
+    /// On one system, L's pair runs at load 0.8 and drain 0.95, H's at load 1.0 and drain 0.99
+    /// (lengths 1): L's gap to H is ln 0.8 from the load and ln(0.95 / 0.99) from the drain, so
+    /// the load carries ln 0.8 / ln(0.76 / 0.99) of it. A second system ran L alone and adds no
+    /// comparison.
+    #[test]
+    fn a_benchmarks_gap_to_the_same_systems_other_benchmarks_is_taken_apart() {
+        let found = summarised(
+            vec![
+                made("L", "one", 0.8 * 0.95, false, 0.95, 100.0, "1"),
+                made("H", "one", 0.99, false, 0.99, 100.0, "1"),
+                made("L", "alone", 0.5, false, 0.9, 100.0, "1"),
+            ],
+            &["L", "H"],
+        );
+        let l = &found.deficits[0];
+        assert_eq!(
+            (l.benchmark.as_str(), l.systems, l.comparisons),
+            ("L", 1, 1)
+        );
+        let [load, drain, length] = l.shares.unwrap();
+        let total = (0.76f64 / 0.99).ln();
+        assert!((load - 0.8f64.ln() / total).abs() < 1e-12);
+        assert!((drain - (0.95f64 / 0.99).ln() / total).abs() < 1e-12);
+        assert!(length.abs() < 1e-12);
+        assert_eq!(l.load_larger, 1);
+        // H's gap to L is the same, the other way round.
+        assert_eq!(found.deficits[1].load_larger, 0);
+    }
+
+    /// Two pairs above 100 %: one scheduled above the Offline rate (load 1.02 / 0.99), one below
+    /// it (load 1.01 / 1.03), its ratio lifted by a drain above 1, made so on purpose.
+    #[test]
+    fn pairs_above_100_percent_are_counted_with_their_load() {
+        let found = summarised(
+            vec![
+                made("L", "a", 1.02, false, 0.99, 100.0, "1"),
+                made("L", "b", 1.01, false, 1.03, 100.0, "1"),
+                made("L", "c", 0.90, false, 0.99, 100.0, "1"),
+            ],
+            &["L"],
+        );
+        assert_eq!((found.over_100, found.over_100_load_above), (2, 1));
     }
 }

@@ -811,7 +811,6 @@ pub struct NamedKey {
 #[template(path = "text/title-pairs.txt")]
 struct PairsTitle<'a> {
     low: &'a str,
-    high: &'a str,
 }
 
 /// A square of half-side `r` at (x, y) as path data.
@@ -983,7 +982,6 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     let title_text = template::render(
         &PairsTitle {
             low: stats.first().map_or("", |b| b.benchmark.as_str()),
-            high: stats.last().map_or("", |b| b.benchmark.as_str()),
         },
         "text/title-pairs.txt",
     )?;

@@ -83,7 +83,7 @@ fn each_pair_is_checked_against_its_logs_and_its_ratio_taken_apart() {
     let logs = logs_of(&[
         // B300 deepseek-r1, rows 0 and 1 (1000 -> 850 tokens/s, ratio 0.85). Offline: 2 samples/s,
         // 500 tokens each. Server scheduled at 1.8 samples/s (target 1.8), completed 1.7, 500
-        // tokens each: load 1.8 / 2 = 0.9, completion 1.7 / 1.8, length 1, product 0.85. Its p99
+        // tokens each: load 1.8 / 2 = 0.9, drain 1.7 / 1.8, length 1, product 0.85. Its p99
         // TPOT 78 ms is 97.5 % of the 80 ms limit: at the limit; its TTFT 1000 ms is 50 % of 2000.
         (at(B300, "deepseek-r1", "Offline"), offline("2.0", "1000.0")),
         (
@@ -101,7 +101,7 @@ fn each_pair_is_checked_against_its_logs_and_its_ratio_taken_apart() {
             ),
         ),
         // B300 gpt-oss-120b, rows 2 and 3 (2000 -> 1900). Offline 4 samples/s (500 tokens each);
-        // Server target 4, scheduled 4.0, completed 3.8 (500 tokens each): load 1, completion
+        // Server target 4, scheduled 4.0, completed 3.8 (500 tokens each): load 1, drain
         // 0.95, length 1. p99 TTFT 1500 ms of 3000 (50 %), TPOT 40 ms of 80 (50 %). The log ends
         // with two errors and prints a negative minimum first-token latency.
         (at(B300, "gpt-oss-120b", "Offline"), offline("4.0", "2000.0")),
@@ -150,7 +150,8 @@ fn each_pair_is_checked_against_its_logs_and_its_ratio_taken_apart() {
         .as_ref()
         .expect("both logs print the factors");
     assert!(close(f.load, 0.9));
-    assert!(close(f.completion, 1.7 / 1.8));
+    assert!(close(f.drain, 1.7 / 1.8));
+    assert!(close(f.drain_free, 0.9));
     assert!(close(f.length, 1.0));
     assert!(close(f.product, 0.85));
     assert!(f.product_agrees);
@@ -168,10 +169,10 @@ fn each_pair_is_checked_against_its_logs_and_its_ratio_taken_apart() {
     let server = gptoss.server.as_ref().unwrap();
     assert_eq!(server.errors, Some(2));
     assert!(server.negative_min_ttft);
-    // Errors are reported, not failed: the summary's field is the round's official count.
+    // Errors are reported, not failed: the summary keeps the row, and its errors field is 0 for every row.
     assert!(server.passes());
     let f = gptoss.factors.as_ref().unwrap();
-    assert!(close(f.load, 1.0) && close(f.completion, 0.95) && close(f.product, 0.95));
+    assert!(close(f.load, 1.0) && close(f.drain, 0.95) && close(f.product, 0.95));
     assert_eq!(f.binding, None);
     assert!(f.whole_target);
 
@@ -204,9 +205,9 @@ fn each_pair_is_checked_against_its_logs_and_its_ratio_taken_apart() {
         .unwrap();
     assert_eq!((b.pairs, b.near_tpot, b.near_ttft), (1, 1, 0));
     assert!(close(b.median_load, 0.9));
-    // Its gap in logarithms: ln 0.9 of ln 0.85 from the load, ln(1.7 / 1.8) from completion.
-    let [load, completion, length] = b.log_shares.unwrap();
+    // Its gap in logarithms: ln 0.9 of ln 0.85 from the load, ln(1.7 / 1.8) from the drain.
+    let [load, drain, length] = b.log_shares.unwrap();
     assert!(close(load, 0.9f64.ln() / 0.85f64.ln()));
-    assert!(close(completion, (1.7f64 / 1.8).ln() / 0.85f64.ln()));
+    assert!(close(drain, (1.7f64 / 1.8).ln() / 0.85f64.ln()));
     assert!(length.abs() < 1e-12);
 }
