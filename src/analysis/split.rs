@@ -163,6 +163,12 @@ pub struct Lowest {
     /// On those, how far below the next lowest it lies, in percentage points: least, median
     /// and most (none when it is lowest nowhere).
     pub gap_pp: Option<[f64; 3]>,
+    /// On how many of those it lies less than two points below: a difference the page treats
+    /// as within the noise of a single run.
+    pub close: usize,
+    /// Systems that ran it beside another benchmark but are left out: they ran one benchmark
+    /// twice, or have no value for one.
+    pub left_out: usize,
     /// The accelerators of the systems counted in `systems`, as the summary names them (CPU-only
     /// systems have none), sorted and each once.
     pub accelerators: Vec<String>,
@@ -238,6 +244,14 @@ fn once_each_by<'a>(
     pairs: &'a [Pair],
     value: &dyn Fn(&Pair) -> Option<f64>,
 ) -> BTreeMap<System<'a>, BTreeMap<&'a str, f64>> {
+    once_each_with_left_out(pairs, value).0
+}
+
+/// As [`once_each_by`], with the systems left out, each with the benchmarks it ran.
+fn once_each_with_left_out<'a>(
+    pairs: &'a [Pair],
+    value: &dyn Fn(&Pair) -> Option<f64>,
+) -> OnceEach<'a> {
     let mut ran: BTreeMap<System, BTreeMap<&str, Vec<Option<f64>>>> = BTreeMap::new();
     for p in pairs {
         ran.entry(system_of(p))
@@ -246,19 +260,32 @@ fn once_each_by<'a>(
             .or_default()
             .push(value(p));
     }
-    ran.into_iter()
-        .filter_map(|(s, r)| {
-            let one: Option<BTreeMap<&str, f64>> = r
-                .into_iter()
-                .map(|(b, v)| match v.as_slice() {
-                    [Some(x)] => Some((b, *x)),
-                    _ => None,
-                })
-                .collect();
-            Some((s, one?))
-        })
-        .collect()
+    let mut kept = BTreeMap::new();
+    let mut left_out = Vec::new();
+    for (s, r) in ran {
+        let benchmarks: BTreeSet<&str> = r.keys().copied().collect();
+        let one: Option<BTreeMap<&str, f64>> = r
+            .into_iter()
+            .map(|(b, v)| match v.as_slice() {
+                [Some(x)] => Some((b, *x)),
+                _ => None,
+            })
+            .collect();
+        match one {
+            Some(one) => {
+                kept.insert(s, one);
+            }
+            None => left_out.push(benchmarks),
+        }
+    }
+    (kept, left_out)
 }
+
+/// Each kept system's one value per benchmark, and the benchmarks of each system left out.
+type OnceEach<'a> = (
+    BTreeMap<System<'a>, BTreeMap<&'a str, f64>>,
+    Vec<BTreeSet<&'a str>>,
+);
 
 fn once_each(pairs: &[Pair]) -> BTreeMap<System<'_>, BTreeMap<&str, f64>> {
     once_each_by(pairs, &|p| Some(p.ratio.0))
@@ -282,7 +309,7 @@ pub fn lowest_by(
     benchmarks: &[String],
     value: &dyn Fn(&Pair) -> Option<f64>,
 ) -> Vec<Lowest> {
-    let systems = once_each_by(pairs, value);
+    let (systems, left_out) = once_each_with_left_out(pairs, value);
     let members = memberships(pairs);
     let mut accelerators_of: BTreeMap<System, BTreeSet<&str>> = BTreeMap::new();
     let mut nodes_of: BTreeMap<System, Option<i64>> = BTreeMap::new();
@@ -320,6 +347,7 @@ pub fn lowest_by(
                 }
             }
             let (lowest_on, gap_pp) = gaps(diffs.iter().map(|d| d.1));
+            let close = diffs.iter().filter(|d| d.1 > 0.0 && d.1 < 0.02).count();
             let by_nodes = |multi: bool| {
                 let of: Vec<f64> = diffs
                     .iter()
@@ -344,6 +372,11 @@ pub fn lowest_by(
                 systems: diffs.len(),
                 lowest_on,
                 gap_pp,
+                close,
+                left_out: left_out
+                    .iter()
+                    .filter(|ran| ran.contains(b.as_str()) && ran.len() >= 2)
+                    .count(),
                 accelerators: accelerators.into_iter().map(str::to_string).collect(),
                 units: UnitVotes::of(&votes),
                 single_node: by_nodes(false),

@@ -75,9 +75,9 @@ impl SplitVerdict {
 #[template(path = "text/dek.txt")]
 struct Dek<'a> {
     lowest: &'a Lowest,
-    /// The load carries more than half of the lowest benchmark's gap to the other benchmarks
-    /// of the same systems, on a log scale.
-    load_most: bool,
+    /// The lowest benchmark's median load, when the load carries more than half of its gap to
+    /// the other benchmarks of the same systems, on a log scale.
+    load: Option<String>,
 }
 
 #[derive(Template)]
@@ -85,6 +85,8 @@ struct Dek<'a> {
 struct LowestWords<'a> {
     lowest: &'a Lowest,
     gap: Option<[String; 3]>,
+    /// The systems on which it lies less than two points below the next lowest.
+    close: usize,
     /// The maker of every accelerator of those systems, when they share one.
     vendor: Option<String>,
 }
@@ -116,8 +118,6 @@ struct OrderItem {
     /// Significant at [`SIGNIFICANCE`] counted by system and at [`UNIT_SIGNIFICANCE`] counted by
     /// hardware configuration.
     firm: bool,
-    /// Significant at [`SIGNIFICANCE`] counted by system.
-    firm_by_system: bool,
     /// The benchmark that keeps more on most systems has the lower median over all pairs.
     against_medians: bool,
 }
@@ -381,13 +381,20 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                 template(
                     &Dek {
                         lowest: l,
-                        load_most: data
+                        load: data
                             .logs
                             .deficits
                             .iter()
                             .find(|d| d.benchmark == l.benchmark)
                             .and_then(|d| d.shares)
-                            .is_some_and(|s| s[0] > 0.5),
+                            .filter(|s| s[0] > 0.5)
+                            .and_then(|_| {
+                                data.logs
+                                    .benchmarks
+                                    .iter()
+                                    .find(|b| b.benchmark == l.benchmark)
+                            })
+                            .map(|b| percent(b.median_load)),
                     },
                     "text/dek.txt",
                 )?,
@@ -401,6 +408,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                     &LowestWords {
                         lowest: l,
                         gap: l.gap_pp.map(|g| g.map(points)),
+                        close: l.close,
                         vendor: super::findings::vendor(&l.accelerators),
                     },
                     "text/lowest.txt",
@@ -640,7 +648,6 @@ fn order(
                 configurations: by.units,
                 close: c.within_one_point,
                 firm: c.p_value < SIGNIFICANCE && by.p_value < UNIT_SIGNIFICANCE,
-                firm_by_system: c.p_value < SIGNIFICANCE,
                 against_medians: rank(higher) < rank(lower),
             }
         })
@@ -1207,6 +1214,8 @@ mod tests {
             systems,
             lowest_on: systems,
             gap_pp: Some([1.0, 2.0, 3.0]),
+            close: 1,
+            left_out: 0,
             accelerators: vec!["ACME A1".into(), "Acme A2".into()],
             units: crate::analysis::units::UnitVotes {
                 systems: votes(systems, systems),
@@ -1229,6 +1238,7 @@ mod tests {
                 &LowestWords {
                     lowest: &l,
                     gap: Some(["1.00".into(), "2.00".into(), "3.00".into()]),
+                    close: 1,
                     vendor,
                 },
                 "text/lowest.txt",
@@ -1240,7 +1250,8 @@ mod tests {
             shared,
             "X keeps the least on every one of the 5 systems that ran it beside another \
              benchmark. It falls 1.00 to 3.00 points below each system's next-lowest benchmark, \
-             2.00 at the median. Those systems are not 5 independent tests: they come from 3 \
+             2.00 at the median; on 1 of them by less than two points, within the noise of a \
+             single run. Those systems are not 5 independent tests: they come from 3 \
              organisations and 2 hardware configurations, and partners often reuse one maker's \
              settings. Counted once per organisation, X keeps the least for 3 of 3; once per \
              configuration, for 1 of 2. All carry ACME accelerators, so the figures describe \

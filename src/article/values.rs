@@ -102,7 +102,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     let mut v = Values::default();
     counts(&mut v, data.analysis)?;
     v.put("span_pp", points(data.highlights.span_pp));
-    spread(&mut v, data.analysis);
+    spread(&mut v, data.analysis)?;
     for h in &data.highlights.highlights {
         highlight(&mut v, data, h);
     }
@@ -147,7 +147,19 @@ fn counts(v: &mut Values, a: &Analysis) -> crate::Result<()> {
 
 /// The lowest and highest ratio of all pairs, and the benchmarks with the lowest and highest
 /// median.
-fn spread(v: &mut Values, a: &Analysis) {
+#[derive(Template)]
+#[template(path = "text/medians.txt")]
+struct Medians {
+    /// The lowest and the highest median over all pairs: benchmark and median.
+    low: (String, String),
+    high: (String, String),
+    /// The lowest median among single-node pairs and among multi-node pairs, where both exist.
+    strata: Option<((String, String), (String, String))>,
+    /// The benchmarks order alike by their single-node and their multi-node medians.
+    same_order: bool,
+}
+
+fn spread(v: &mut Values, a: &Analysis) -> crate::Result<()> {
     let ratios = a.pairs.iter().map(|p| p.ratio);
     match (
         ratios.clone().min_by(|x, y| x.0.total_cmp(&y.0)),
@@ -169,6 +181,40 @@ fn spread(v: &mut Values, a: &Analysis) {
             v.put("median_low_benchmark", low.benchmark.clone());
             v.put("median_high", percent(high.median));
             v.put("median_high_benchmark", high.benchmark.clone());
+            // The medians by node count, lowest first.
+            let order = |get: fn(
+                &crate::analysis::robustness::BenchmarkRobustness,
+            ) -> Option<crate::analysis::Ratio>| {
+                let mut v: Vec<(String, f64)> = a
+                    .robustness
+                    .benchmarks
+                    .iter()
+                    .filter_map(|b| Some((b.benchmark.clone(), get(b)?.0)))
+                    .collect();
+                v.sort_by(|x, y| x.1.total_cmp(&y.1).then_with(|| x.0.cmp(&y.0)));
+                v
+            };
+            let (single, multi) = (
+                order(|b| b.median_single_node),
+                order(|b| b.median_multi_node),
+            );
+            let names = |v: &[(String, f64)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+            let strata = single
+                .first()
+                .zip(multi.first())
+                .map(|(s, m)| ((s.0.clone(), percent(s.1)), (m.0.clone(), percent(m.1))));
+            v.put(
+                "medians_sentence",
+                template(
+                    &Medians {
+                        low: (low.benchmark.clone(), percent(low.median)),
+                        high: (high.benchmark.clone(), percent(high.median)),
+                        strata,
+                        same_order: names(&single) == names(&multi),
+                    },
+                    "text/medians.txt",
+                )?,
+            );
         }
         _ => {
             for name in [
@@ -176,11 +222,13 @@ fn spread(v: &mut Values, a: &Analysis) {
                 "median_low_benchmark",
                 "median_high",
                 "median_high_benchmark",
+                "medians_sentence",
             ] {
                 v.missing(name, "no pair was matched");
             }
         }
     }
+    Ok(())
 }
 
 /// The values of one highlight: its label, ratio, rates and rows, and the checker's bounds for

@@ -73,7 +73,7 @@ fn prose_numbers_follow_a_hand_made_results_set() {
         // gpt-oss one each (B300 98 > 95, Beta 75 < 80), the first named first on a tie. Every
         // accelerated system is one configuration (8 × Fake GPU 270GB on 1 node), which votes by
         // its systems' median difference: llama2 − gpt-oss is +3 and −5 points, so −1: gpt-oss.
-        "The order of the other benchmarks is less firm. llama2-70b-99.9 keeps more than deepseek-r1 on 2 of 2 systems and 1 of 1 configurations, too few to tell from chance. gpt-oss-120b keeps more than deepseek-r1 on 3 of 3 systems and 1 of 1 configurations, too few to tell from chance. llama2-70b-99.9 keeps more than gpt-oss-120b on 1 of 2 systems and 0 of 1 configurations, though its median is lower, too few to tell from chance.",
+        "The order of the other benchmarks is less firm. llama2-70b-99.9 keeps more than deepseek-r1 on 2 of 2 systems but 1 of 1 configurations, too few to tell from chance. gpt-oss-120b keeps more than deepseek-r1 on 3 of 3 systems but 1 of 1 configurations, too few to tell from chance. llama2-70b-99.9 keeps more than gpt-oss-120b on 1 of 2 systems but 0 of 1 configurations, though its median is lower, too few to tell from chance.",
         // The additive fit of those 8 pairs of 3 systems, solved by hand through the normal
         // equations: benchmark effects −9, +6.33 and +2.67 points; F(2, 3) = 7.38 and 5.26, whose
         // tails (1 + 2F/3)^(−3/2) are 0.07 and 0.11: neither significant at 1 %.
