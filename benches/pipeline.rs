@@ -84,7 +84,7 @@ fn scope_and_matching(b: Bencher) {
 #[divan::bench]
 fn svg_figures(b: Bencher) {
     let c = computed();
-    b.bench(|| figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap());
+    b.bench(|| figure::figures(&c.analysis, &c.highlights, &c.logs, &c.across).unwrap());
 }
 
 #[divan::bench]
@@ -98,7 +98,7 @@ fn social_card(b: Bencher) {
 #[divan::bench]
 fn article_rendering(b: Bencher) {
     let c = computed();
-    let figures = figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap();
+    let figures = figure::figures(&c.analysis, &c.highlights, &c.logs, &c.across).unwrap();
     let downloads = article::blocks::downloads(
         &pipeline::render_data(c, &figures).unwrap(),
         scenario_ratios::base::layout::OutputFile::ALL,
@@ -116,6 +116,9 @@ fn article_rendering(b: Bencher) {
                 notes: &c.notes,
                 vendor_plan: &c.project.vendor_plan,
                 figures: &figures,
+                rounds: &c.project.rounds,
+                previous: &c.previous,
+                across: &c.across,
                 downloads: &downloads,
                 tool: scenario_ratios::TOOL,
             },
@@ -147,7 +150,7 @@ fn whole_pipeline_in_process(b: Bencher) {
     b.with_inputs(|| fragment().copy())
         .bench_local_values(|vendored| {
             let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
-            let figures = figure::figures(&c.analysis, &c.highlights, &c.logs).unwrap();
+            let figures = figure::figures(&c.analysis, &c.highlights, &c.logs, &c.across).unwrap();
             let data = pipeline::render_data(&c, &figures).unwrap();
             let sources = package::source_files(root).unwrap();
             let package = pipeline::stage_package(

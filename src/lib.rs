@@ -23,6 +23,7 @@
 //!
 //! The binary's `cli/` folder holds one file per command; its `main.rs` only dispatches.
 
+pub mod across;
 pub mod analysis;
 pub mod article;
 pub mod base;

@@ -24,13 +24,13 @@ use crate::base::workers;
 use crate::evidence::{self, Checks};
 use crate::figure::{self, Figures};
 use crate::highlight::{self, Highlights};
-use crate::inputs::{self, AcquireOptions, InputKind, InputManifest, Inputs, Origin};
+use crate::inputs::{self, AcquireOptions, InputManifest, Inputs, Origin};
 use crate::output::{Dist, OutputDir};
 use crate::package;
 use crate::project::Project;
 use crate::self_check;
 use crate::signature;
-use crate::summary::{self, FileNames, Summary};
+use crate::summary::{self, Summary};
 use crate::vendoring;
 
 /// Options of `scenario-ratios build`.
@@ -81,6 +81,42 @@ pub struct Computed {
     pub logs: evidence::pair_logs::PairLogs,
     /// The claims of `sources/claims.json`, each checked at its lines of its pinned input.
     pub notes: Vec<crate::project::claims::Note>,
+    /// The earlier rounds `data/rounds.json` declares, each computed as the article's own.
+    pub previous: Vec<RoundResults>,
+    /// The article's round against each earlier one, in the same order.
+    pub across: Vec<crate::across::AcrossRounds>,
+}
+
+pub use crate::across::RoundResults;
+
+/// Reads the summary of the round `spec` declares from the verified inputs, analyses it and
+/// checks its pairs against their logs.
+pub fn compute_round(
+    spec: &crate::project::rounds::RoundSpec,
+    inputs: &Inputs,
+    facts: &crate::project::facts::CheckerFacts,
+) -> Result<RoundResults> {
+    let summary = summary::load_round(spec, inputs)?;
+    let analysis = analysis::analyse_with(&summary, &spec.same_model)?;
+    let order: Vec<String> = analysis
+        .benchmarks
+        .iter()
+        .map(|b| b.benchmark.clone())
+        .collect();
+    let logs = evidence::pair_logs::pair_logs(
+        &summary,
+        &spec.logs,
+        &analysis.pairs,
+        &order,
+        inputs,
+        facts,
+    )?;
+    Ok(RoundResults {
+        spec: spec.clone(),
+        summary,
+        analysis,
+        logs,
+    })
 }
 
 /// The project at `opts.root`, with the manifest replaced when `opts.manifest` is given.
@@ -92,40 +128,28 @@ pub fn load_project(opts: &BuildOptions) -> Result<Project> {
     }
 }
 
-/// Loads both summaries from the verified inputs and runs the analysis and the checks.
+/// Computes every round `data/rounds.json` declares from the verified inputs, the article's
+/// first, by [`compute_round`]; then the highlights and checks of the article's round, each
+/// earlier round set beside it, and the claims.
 pub fn compute(project: Project, inputs: &Inputs) -> Result<Computed> {
-    let csv = inputs.single(InputKind::SummaryCsv)?;
-    let json = inputs.single(InputKind::SummaryJson)?;
-    let summary = summary::load(
-        &csv.bytes,
-        &json.bytes,
-        FileNames {
-            csv: &csv.pin.name,
-            json: &json.pin.name,
-        },
-    )?;
-    let analysis = analysis::analyse(&summary)?;
-    let highlights = highlight::select(&analysis, &project.config)?;
+    project.rounds.check(&summary::schema_names())?;
+    let main = compute_round(project.rounds.main(), inputs, &project.facts)?;
+    let previous = project.rounds.rounds[1..]
+        .iter()
+        .map(|spec| compute_round(spec, inputs, &project.facts))
+        .collect::<Result<Vec<_>>>()?;
+    let highlights = highlight::select(&main.analysis, &project.config)?;
     let checks = evidence::check(
-        &summary,
-        &analysis.round,
+        &main.summary,
+        &main.analysis.round,
         &highlights,
         inputs,
         &project.facts,
     )?;
-    let order: Vec<String> = analysis
-        .benchmarks
+    let across = previous
         .iter()
-        .map(|b| b.benchmark.clone())
+        .map(|p| crate::across::compare(&main, p))
         .collect();
-    let logs = evidence::pair_logs::pair_logs(
-        &summary,
-        &analysis.round,
-        &analysis.pairs,
-        &order,
-        inputs,
-        &project.facts,
-    )?;
     project
         .claims
         .check_inputs(&inputs.manifest, |pin| project.facts.source.is(pin))?;
@@ -133,12 +157,14 @@ pub fn compute(project: Project, inputs: &Inputs) -> Result<Computed> {
     Ok(Computed {
         manifest: inputs.manifest.clone(),
         project,
-        summary,
-        analysis,
+        summary: main.summary,
+        analysis: main.analysis,
         highlights,
         checks,
-        logs,
+        logs: main.logs,
         notes,
+        previous,
+        across,
     })
 }
 
@@ -158,15 +184,13 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
                 &computed.checks,
                 &computed.logs,
                 &computed.notes,
+                &computed.previous,
+                &computed.across,
             )?;
             let selected = article::selected_rows_json(&computed.summary, &computed.highlights)?;
-            let csv = computed.manifest.single(InputKind::SummaryCsv)?;
-            let tree = article::ResultsTree {
-                repository: &csv.repository,
-                commit: &csv.commit,
-            };
-            let pairs = article::pairs_csv(analysis, &computed.highlights, &computed.logs, tree)?;
-            let interactive = article::interactive_pairs_csv(analysis, tree)?;
+            let tables = round_tables(computed)?;
+            let pairs = article::pairs_csv(&tables, &computed.highlights)?;
+            let interactive = article::interactive_pairs_csv(&tables)?;
             let script = crate::notebook::script(&project.notebook)?;
             Ok((results, selected, pairs, interactive, script))
         },
@@ -191,6 +215,44 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
     Ok(dist)
 }
 
+/// Each round's pairs for the CSV files, the article's first: where each round's results tree
+/// lives is its summary's pinned repository and commit (the first file its declaration names).
+fn round_tables(computed: &Computed) -> Result<Vec<article::RoundTable<'_>>> {
+    let tree = |spec: &crate::project::rounds::RoundSpec| -> Result<article::ResultsTree<'_>> {
+        let name = spec.summary.inputs()[0];
+        let pin = computed
+            .manifest
+            .inputs
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| Error::Config {
+                file: crate::project::rounds::ROUNDS_PATH.into(),
+                message: format!(
+                    "names the input {}, which {} does not pin",
+                    crate::base::text::quoted(name, 200),
+                    inputs::MANIFEST_PATH
+                ),
+            })?;
+        Ok(article::ResultsTree {
+            repository: &pin.repository,
+            commit: &pin.commit,
+        })
+    };
+    let mut tables = vec![article::RoundTable {
+        analysis: &computed.analysis,
+        logs: &computed.logs,
+        tree: tree(computed.project.rounds.main())?,
+    }];
+    for r in &computed.previous {
+        tables.push(article::RoundTable {
+            analysis: &r.analysis,
+            logs: &r.logs,
+            tree: tree(&r.spec)?,
+        });
+    }
+    Ok(tables)
+}
+
 /// Renders the article, whose downloads table lists the files of `listed` (every file published
 /// before the pages), and its data page.
 pub fn render_pages(computed: &Computed, figures: &Figures, listed: &Dist) -> Result<Dist> {
@@ -208,6 +270,9 @@ pub fn render_pages(computed: &Computed, figures: &Figures, listed: &Dist) -> Re
             notes: &computed.notes,
             vendor_plan: &project.vendor_plan,
             figures,
+            rounds: &project.rounds,
+            previous: &computed.previous,
+            across: &computed.across,
             downloads: &downloads,
             tool: crate::TOOL,
         },
@@ -222,7 +287,12 @@ pub fn render_pages(computed: &Computed, figures: &Figures, listed: &Dist) -> Re
 
 /// The data files, figures and article in memory, without the bundle (for tests and benches).
 pub fn render(computed: &Computed) -> Result<Dist> {
-    let figures = figure::figures(&computed.analysis, &computed.highlights, &computed.logs)?;
+    let figures = figure::figures(
+        &computed.analysis,
+        &computed.highlights,
+        &computed.logs,
+        &computed.across,
+    )?;
     let data = render_data(computed, &figures)?;
     let pages = render_pages(computed, &figures, &data)?;
     data.merged(pages)
@@ -358,7 +428,12 @@ impl Reuse {
         }
         let computed = compute(project, inputs)?;
         timings.lap("load, cross-check, analyse, evidence");
-        let figures = figure::figures(&computed.analysis, &computed.highlights, &computed.logs)?;
+        let figures = figure::figures(
+            &computed.analysis,
+            &computed.highlights,
+            &computed.logs,
+            &computed.across,
+        )?;
         let dist = render_data(&computed, &figures)?;
         timings.lap("data files and figures");
         self.data = self.keep.then(|| Data {

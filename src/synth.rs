@@ -331,6 +331,30 @@ pub fn write(
             acquired: "2026-11-30".into(),
         });
     }
+    // Each earlier round the project declares, as the same rows written in its own schema.
+    for spec in project.rounds.rounds.iter().skip(1) {
+        let crate::project::rounds::SummarySpec::JsonArray { file } = &spec.summary else {
+            continue;
+        };
+        let bytes = in_schema_of(&json, spec)?;
+        let path = "summary_results.json";
+        let repository = format!("{repository}-{}", spec.round);
+        crate::base::fetch::store(&dir.join(&repository).join(path), &bytes)?;
+        inputs.push(PinnedInput {
+            name: file.clone(),
+            kind: InputKind::SummaryArray,
+            local: format!("{}/{path}", spec.round),
+            url: format!("https://example.invalid/{repository}/{commit}/{path}"),
+            repository,
+            commit: commit.clone(),
+            path: path.to_string(),
+            size: bytes.len() as u64,
+            sha256: HexDigest::sha256(&bytes),
+            git_blob_sha1: HexDigest::git_blob_sha1(&bytes),
+            license: "CC0-1.0".into(),
+            acquired: "2026-11-30".into(),
+        });
+    }
     let facts_source = &project.facts.source;
     let pin = facts_source.pin_in(&project.manifest).ok_or_else(|| {
         Error::Synth(format!(
@@ -371,9 +395,10 @@ pub fn write(
     let manifest = InputManifest {
         about: format!("synthetic summaries: {rows} rows, seed {seed}"),
         source_date: "2026-11-30T00:00:00Z".into(),
-        list: None,
+        lists: Vec::new(),
         inputs,
         listed: 0,
+        listed_by: Vec::new(),
     };
     let path = dir.join("inputs.json");
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Serialise {
@@ -382,6 +407,40 @@ pub fn write(
     })?;
     std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
     Ok(path)
+}
+
+/// The synthetic rows of `json` (the schema's, keyed by row id) written as one JSON array in
+/// the schema `spec` declares for an earlier round: each field under the summary's name, the
+/// round's name as its version, each further key field the row's `Platform` (so that the rows
+/// of one system keep one key), derived and absent fields left out.
+fn in_schema_of(json: &[u8], spec: &crate::project::rounds::RoundSpec) -> crate::Result<Vec<u8>> {
+    use crate::project::rounds::FieldSource;
+    use serde_json::Value;
+    let fail = |message: String| crate::base::error::Error::Synth(message);
+    let rows: serde_json::Map<String, Value> =
+        serde_json::from_slice(json).map_err(|e| fail(e.to_string()))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows.values() {
+        let mut o = serde_json::Map::new();
+        for (schema, source) in &spec.fields {
+            if let FieldSource::Field(name) = source {
+                let value = if schema == "version" {
+                    Value::String(spec.round.clone())
+                } else {
+                    row.get(schema).cloned().unwrap_or(Value::Null)
+                };
+                o.insert(name.clone(), value);
+            }
+        }
+        for name in &spec.extra_key_fields {
+            o.insert(
+                name.clone(),
+                row.get("Platform").cloned().unwrap_or(Value::Null),
+            );
+        }
+        out.push(Value::Object(o));
+    }
+    serde_json::to_vec(&out).map_err(|e| fail(e.to_string()))
 }
 
 #[cfg(test)]

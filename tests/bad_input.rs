@@ -107,6 +107,36 @@ impl Sandbox {
         ])
     }
 
+    /// A build on the base summaries with the earlier round's summary `previous` (and further
+    /// inputs `extra`), all pinned by a test manifest.
+    fn build_previous(
+        &self,
+        previous: &[u8],
+        extra: Vec<scenario_ratios::inputs::VerifiedInput>,
+    ) -> Output {
+        let p = support::inputs::previous_round();
+        let previous = support::verified(
+            &p.pin.name,
+            p.pin.kind,
+            &p.pin.repository,
+            &p.pin.path,
+            previous,
+        );
+        let manifest = support::inputs::manifest_with(
+            base("summary.csv").as_bytes(),
+            base("summary.json").as_bytes(),
+            previous,
+            extra,
+            &self.tmp,
+        );
+        self.build(&[
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--mirror",
+            "mirror",
+        ])
+    }
+
     /// A build on the real mirror, copied under `mirror/` and changed by `edit` first.
     fn build_real_mirror(&self, edit: impl FnOnce(&Path)) -> Output {
         let m = self.tmp.join("mirror");
@@ -141,9 +171,42 @@ fn flip_bit_0_of_byte_100(path: &Path) {
 }
 
 /// Makes one case and returns the line the user sees.
+/// The earlier round's fixture summary, its rows as JSON values to edit.
+fn previous_rows() -> Vec<serde_json::Value> {
+    serde_json::from_slice(
+        &std::fs::read(support::fixture("previous_round").join("summary_results.json")).unwrap(),
+    )
+    .unwrap()
+}
+
+/// The hand-made v5.1 logs of the fixture GB200's deepseek-r1 pair (rows 0 and 1: 4000 and
+/// 2000 tokens/s), the Server log's rate `server` as printed.
+fn previous_logs(server: &str) -> Vec<scenario_ratios::inputs::VerifiedInput> {
+    let at = |scenario: &str| {
+        format!("closed/NVIDIA/results/GB200-NVL72_GB200-186GB_aarch64x72_TRT/deepseek-r1/{scenario}/performance/run_1/mlperf_log_summary.txt")
+    };
+    let offline = "Scenario : Offline\nMode     : PerformanceOnly\nSamples per second: 1.0\nTokens per second: 4000.0\nResult is : VALID\n";
+    let server = format!("Scenario : Server\nMode     : PerformanceOnly\nCompleted samples per second    : 0.5\nCompleted tokens per second: {server}\nResult is : VALID\nScheduled samples per second : 0.5\n99.00 percentile first token latency (ns)   : 1000000000\n99.00 percentile time to output token (ns)   : 60000000\ntarget_qps : 0.5\nttft_latency (ns): 2000000000\ntpot_latency (ns): 80000000\n");
+    [("Offline", offline.to_string()), ("Server", server)]
+        .into_iter()
+        .map(|(scenario, text)| {
+            support::verified(
+                &format!("v5.1/NVIDIA/GB200/deepseek-r1/{scenario}/mlperf_log_summary.txt"),
+                scenario_ratios::inputs::InputKind::LoadgenSummary,
+                "example/inference_results_v5.1",
+                &at(scenario),
+                text.as_bytes(),
+            )
+        })
+        .collect()
+}
+
 fn make(case: &str, s: &Sandbox) -> String {
     let csv = base("summary.csv");
     let json = base("summary.json");
+    let previous = |rows: Vec<serde_json::Value>| {
+        s.refused(|s| s.build_previous(&serde_json::to_vec_pretty(&rows).unwrap(), Vec::new()))
+    };
     let result_both = |value_csv: &str, value_json: &str| {
         let c = replace(&csv, "\"1000.0\"", &format!("\"{value_csv}\""), 1);
         let j = replace(
@@ -814,6 +877,64 @@ fn make(case: &str, s: &Sandbox) -> String {
             replace(&csv, "NVIDIA DGX B300", "NVIDIA DGX B300\u{a0}", 1),
             replace(&json, "NVIDIA DGX B300", "NVIDIA DGX B300\u{a0}", 1),
         ),
+        "a v5.1 field renamed" => {
+            let mut rows = previous_rows();
+            let row = rows[0].as_object_mut().unwrap();
+            let result = row.remove("Performance_Result").unwrap();
+            row.insert("Result".into(), result);
+            previous(rows)
+        }
+        "a v5.1 row without its result" => {
+            let mut rows = previous_rows();
+            rows[0]
+                .as_object_mut()
+                .unwrap()
+                .remove("Performance_Result");
+            previous(rows)
+        }
+        "a v5.1 result that is not a number" => {
+            let mut rows = previous_rows();
+            rows[0]["Performance_Result"] = serde_json::json!("fast");
+            previous(rows)
+        }
+        "a v5.1 row twice" => {
+            let mut rows = previous_rows();
+            rows.push(rows[1].clone());
+            previous(rows)
+        }
+        "a v5.1 log that disagrees with its row" => {
+            let rows = previous_rows();
+            let o = s.build_previous(
+                &serde_json::to_vec_pretty(&rows).unwrap(),
+                previous_logs("2100.0"),
+            );
+            s.built(&o);
+            let page = std::fs::read_to_string(s.out.join("article.html")).unwrap();
+            let marker = "data-value=\"previous_logs_sentence\">";
+            let start = page.find(marker).unwrap() + marker.len();
+            let end = start + page[start..].find("</span>").unwrap();
+            page[start..end].replace("&#39;", "'")
+        }
+        "a declaration naming a field the summary lacks" => {
+            let path = s.root.join("data/rounds.json");
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(
+                &path,
+                replace(
+                    &text,
+                    "\"Performance_Result\"",
+                    "\"Performance_Resultx\"",
+                    1,
+                ),
+            )
+            .unwrap();
+            s.refused(|s| {
+                s.build_previous(
+                    &serde_json::to_vec_pretty(&previous_rows()).unwrap(),
+                    Vec::new(),
+                )
+            })
+        }
         "a Hangul filler in a name" => summaries(
             replace(&csv, "NVIDIA DGX B300", "NVIDIA DGX\u{3164}B300", 1),
             replace(&json, "NVIDIA DGX B300", "NVIDIA DGX\u{3164}B300", 1),

@@ -122,6 +122,24 @@ fn mutate(mut bytes: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
     bytes
 }
 
+/// The previous round's declaration (v5.1: one JSON array in another schema).
+fn previous_spec() -> &'static scenario_ratios::project::rounds::RoundSpec {
+    static SPEC: OnceLock<scenario_ratios::project::rounds::RoundSpec> = OnceLock::new();
+    SPEC.get_or_init(|| support::project().rounds.rounds[1].clone())
+}
+
+/// Reads `bytes` as the previous round's summary and, when that succeeds, analyses it: must
+/// return, never panic, and stay under the cap.
+fn load_and_analyse_array(bytes: &[u8]) {
+    let spec = previous_spec();
+    let peak = peak_of(|| {
+        if let Ok(s) = summary::json_array::load(spec, bytes, "summary_results.json") {
+            let _ = analysis::analyse_with(&s, &spec.same_model);
+        }
+    });
+    assert!(peak < MEMORY_CAP, "loading held {peak} bytes");
+}
+
 /// Loads and, when loading succeeds, analyses: must return, never panic, and stay under the cap.
 fn load_and_analyse(csv: &[u8], json: &[u8]) {
     let peak = peak_of(|| {
@@ -186,6 +204,29 @@ proptest! {
         let csv = mutate(base("summary.csv"), &csv_edits);
         let json = mutate(base("summary.json"), &json_edits);
         load_and_analyse(&csv, &json);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_the_array_loader(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        load_and_analyse_array(&bytes);
+    }
+
+    /// Edits of the earlier round's fixture, and whole fields swapped for arbitrary JSON values.
+    #[test]
+    fn mutated_arrays_never_panic_the_loader(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..6),
+        value in prop::sample::select(vec!["null", "true", "-1", "1e400", "9223372036854775808", "[]", "{}", "\"\"", "\"\\u0000\"", "0.5"]),
+        at in any::<usize>(),
+    ) {
+        let text = String::from_utf8(std::fs::read(support::fixture("previous_round").join("summary_results.json")).unwrap()).unwrap();
+        load_and_analyse_array(&mutate(text.clone().into_bytes(), &edits));
+        // Replace the value after the `at`-th `": ` with `value`, up to the next comma or brace.
+        let places: Vec<usize> = text.match_indices("\": ").map(|(i, _)| i + 3).collect();
+        if let Some(&start) = places.get(at % places.len().max(1)) {
+            let end = text[start..].find([',', '}']).map_or(text.len(), |e| start + e);
+            let swapped = format!("{}{value}{}", &text[..start], &text[end..]);
+            load_and_analyse_array(swapped.as_bytes());
+        }
     }
 
     #[test]

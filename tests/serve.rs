@@ -360,7 +360,13 @@ fn a_flood_neither_grows_the_preview_nor_stops_it() {
         started.elapsed()
     );
     assert!(answered, "no answer after the flood; stderr: {said}");
-    assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
+    // The flood adds nothing to the peak the preview's first build set (two rounds' summaries
+    // and logs, about 115 MiB in a debug build), and that stays bounded.
+    assert!(
+        peak <= before + 8 * 1024,
+        "the flood raised the peak RSS from {before} to {peak} KiB"
+    );
+    assert!(peak < 150 * 1024, "peak RSS {peak} KiB");
     // The descriptors ran out, and the server said so once and went on.
     assert!(
         said.contains("warning: cannot accept a connection")

@@ -88,13 +88,15 @@ pub struct InteractiveCounts {
     /// Interactive rows without exactly one Offline partner.
     pub unmatched: usize,
     pub over_100: usize,
+    /// Pairs left out as one run submitted twice.
+    pub duplicates: usize,
 }
 
 /// The Interactive pairs and their spread.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InteractiveAnalysis {
     pub counts: InteractiveCounts,
-    pub key_fields: Vec<&'static str>,
+    pub key_fields: Vec<String>,
     pub steps: Vec<Step>,
     pub pairs: Vec<InteractivePair>,
     pub unmatched: Vec<Unmatched>,
@@ -106,6 +108,8 @@ pub struct InteractiveAnalysis {
     pub server_alongside: Alongside,
     /// The same comparison system by system, so that no mix of hardware enters it.
     pub within_systems: WithinSystems,
+    /// Pairs left out as one run submitted twice, with the pair each repeats.
+    pub duplicates: Vec<super::Duplicate>,
 }
 
 /// The benchmarks' spread under Interactive and under Server limits, system by system: on the
@@ -174,11 +178,15 @@ impl InteractiveAnalysis {
 }
 
 /// Pairs the Interactive rows with their Offline rows; `server` are the article's Server pairs.
-pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis> {
+pub fn analyse(
+    summary: &Summary,
+    server: &[Pair],
+    same_model: &[[String; 2]],
+) -> Result<InteractiveAnalysis> {
     let rows = &summary.rows;
     let (eligible, steps) = scope_with(summary, &scope());
     for &i in &eligible {
-        result_of(&rows[i])?;
+        result_of(summary, &rows[i])?;
     }
     let is_interactive = |i: usize| rows[i].scenario() == Some(Scenario::Interactive);
     let keys: Vec<Field> = key_fields().collect();
@@ -186,7 +194,7 @@ pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis
     let mut pairs = Vec::with_capacity(matched.pairs.len());
     for &(o, i) in &matched.pairs {
         let (orow, irow) = (&rows[o], &rows[i]);
-        let (offline, interactive) = (result_of(orow)?, result_of(irow)?);
+        let (offline, interactive) = (result_of(summary, orow)?, result_of(summary, irow)?);
         pairs.push(InteractivePair {
             offline_id: orow.id,
             interactive_id: irow.id,
@@ -199,6 +207,20 @@ pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis
         });
     }
     pairs.sort_by_key(|p| p.offline_id);
+    let duplicates = super::duplicates(
+        &pairs
+            .iter()
+            .map(|p| super::PairKey {
+                system: (&p.submission.organization, &p.submission.platform),
+                benchmark: &p.submission.benchmark,
+                offline_id: p.offline_id,
+                partner_id: p.interactive_id,
+                results: (p.offline, p.interactive),
+            })
+            .collect::<Vec<_>>(),
+        same_model,
+    );
+    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.offline_id));
     // An Offline row without an Interactive run is the common case (the scenario is optional);
     // only Interactive rows left without a pair are listed.
     let mut unmatched: Vec<Unmatched> = matched
@@ -236,12 +258,14 @@ pub fn analyse(summary: &Summary, server: &[Pair]) -> Result<InteractiveAnalysis
             pairs: pairs.len(),
             unmatched: unmatched.len(),
             over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
+            duplicates: duplicates.len(),
         },
-        key_fields: keys.iter().map(|f| f.name()).collect(),
+        key_fields: super::key_names(summary, &keys),
         steps,
         hardware: hardware(&pairs, &benchmarks),
         server_alongside: alongside(&pairs, server),
         within_systems: within_systems(&pairs, server),
+        duplicates,
         benchmarks,
         pairs,
         unmatched,

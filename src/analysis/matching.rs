@@ -1,5 +1,5 @@
 //! Exact matching of the rows of one submission: eligible rows are grouped by their key (typed
-//! value and raw text of every key field), and a key with exactly one Offline row and one row of
+//! value and raw text of every key field, and of the round's further key fields), and a key with exactly one Offline row and one row of
 //! the partner scenario (Server or Interactive) is a pair. Rows are bucketed by a 64-bit
 //! fingerprint of the key, then compared exactly, so a fingerprint collision can never put two
 //! different keys together. Linear in rows.
@@ -90,6 +90,7 @@ fn group_by_key(rows: &[SummaryRow], eligible: &[usize], keys: &[Field]) -> Grou
     let same_key = |a: &SummaryRow, b: &SummaryRow| {
         keys.iter()
             .all(|&f| a.typed(f) == b.typed(f) && a.raw(f) == b.raw(f))
+            && a.extra() == b.extra()
     };
     let mut by_fingerprint: HashMap<u64, usize> = HashMap::with_capacity(eligible.len());
     let mut classes: Vec<Class> = Vec::with_capacity(eligible.len());
@@ -138,5 +139,6 @@ fn fingerprint(row: &SummaryRow, keys: &[Field]) -> u64 {
         row.typed(f).hash(&mut h);
         row.raw(f).hash(&mut h);
     }
+    row.extra().hash(&mut h);
     h.finish()
 }

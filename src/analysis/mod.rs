@@ -128,7 +128,8 @@ pub const SCOPE: &[ScopeRule] = &[
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
     pub name: String,
-    pub field: Option<&'static str>,
+    /// The summary's name for the field the step filters on.
+    pub field: Option<String>,
     pub rows: usize,
     /// How many of those rows are Interactive runs.
     pub interactive: usize,
@@ -141,9 +142,61 @@ pub struct Counts {
     pub closed: usize,
     pub open: usize,
     pub eligible: usize,
+    /// Pairs, a result submitted twice counted once (see [`Duplicate`]).
     pub pairs: usize,
     pub unmatched: usize,
     pub over_100: usize,
+    /// Pairs left out as the same results as another pair of the system (see [`Duplicate`]).
+    pub duplicates: usize,
+}
+
+/// A pair whose Offline and Server results are those of another pair of the same system on a
+/// stricter accuracy target of the same model (`data/rounds.json`, `same_model`): one run
+/// submitted twice, which counts once, under the stricter target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Duplicate {
+    pub offline_id: RowId,
+    /// The partner row: Server, or Interactive for an Interactive pair.
+    pub partner_id: RowId,
+    pub benchmark: String,
+    /// The pair it repeats.
+    pub of_offline_id: RowId,
+    pub of_partner_id: RowId,
+    pub of_benchmark: String,
+}
+
+/// What a pair is for [`duplicates`]: its system, benchmark, rows and both results.
+pub(crate) struct PairKey<'a> {
+    pub system: (&'a str, &'a str),
+    pub benchmark: &'a str,
+    pub offline_id: RowId,
+    pub partner_id: RowId,
+    pub results: (f64, f64),
+}
+
+/// Of `pairs`, those that repeat another pair of the same system on the stricter benchmark of a
+/// `same_model` couple with the same two results, each with the pair it repeats, in order.
+pub(crate) fn duplicates(pairs: &[PairKey<'_>], same_model: &[[String; 2]]) -> Vec<Duplicate> {
+    let mut out = Vec::new();
+    for [lax, strict] in same_model {
+        for p in pairs.iter().filter(|p| p.benchmark == lax) {
+            if let Some(q) = pairs
+                .iter()
+                .find(|q| q.benchmark == strict && q.system == p.system && q.results == p.results)
+            {
+                out.push(Duplicate {
+                    offline_id: p.offline_id,
+                    partner_id: p.partner_id,
+                    benchmark: lax.clone(),
+                    of_offline_id: q.offline_id,
+                    of_partner_id: q.partner_id,
+                    of_benchmark: strict.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|d| d.offline_id);
+    out
 }
 
 /// The system and benchmark of a matched pair, as the Offline row states them (every key field
@@ -357,7 +410,9 @@ pub struct Analysis {
     /// The round of the results (`version` of every row, such as `v6.1`).
     pub round: String,
     pub counts: Counts,
-    pub key_fields: Vec<&'static str>,
+    /// The fields two rows must share to pair, in the summary's names: the schema's key
+    /// fields, then the round's further key fields.
+    pub key_fields: Vec<String>,
     pub steps: Vec<Step>,
     pub pairs: Vec<Pair>,
     pub unmatched: Vec<Unmatched>,
@@ -365,6 +420,8 @@ pub struct Analysis {
     pub benchmarks: Vec<BenchmarkStats>,
     /// Benchmarks whose pairs carry more than one model label.
     pub merged_labels: Vec<MergedLabels>,
+    /// Pairs left out as one run submitted twice, with the pair each repeats.
+    pub duplicates: Vec<Duplicate>,
     pub robustness: Robustness,
     pub interactive: InteractiveAnalysis,
     /// How much of the ratio the system sets and how much the benchmark does, and the paired
@@ -409,7 +466,9 @@ pub fn scope_with(summary: &Summary, rules: &[ScopeRule]) -> (Vec<usize>, Vec<St
         interactive -= dropped_interactive;
         steps.push(Step {
             name: rule.rule.into(),
-            field: Some(rule.field.name()),
+            // A field the round has no value for: the step keeps every row.
+            field: (!summary.absent.contains(&rule.field))
+                .then(|| summary.name(rule.field).to_string()),
             rows: remaining,
             interactive,
         });
@@ -429,10 +488,12 @@ pub const RESULT_RANGE: (f64, f64) = (1e-6, 1e9);
 
 /// The numeric Result of an eligible row: a finite number within [`RESULT_RANGE`], read from
 /// the CSV text.
-pub(crate) fn result_of(row: &SummaryRow) -> Result<f64> {
+pub(crate) fn result_of(summary: &Summary, row: &SummaryRow) -> Result<f64> {
     let raw = row.raw(Field::Result);
     let bad = |message: String| Error::BadResult {
+        file: summary.file.clone(),
         row: row.id.to_string(),
+        field: summary.name(Field::Result).to_string(),
         message,
     };
     match raw.trim().parse::<f64>() {
@@ -461,12 +522,18 @@ fn text_of(row: &SummaryRow, f: Field) -> String {
 /// Runs scope, matching, ratios, the per-benchmark summary, the Interactive pairing and the
 /// robustness figures.
 pub fn analyse(summary: &Summary) -> Result<Analysis> {
+    analyse_with(summary, &[])
+}
+
+/// [`analyse`], counting once a result a system submitted on two accuracy targets of one model
+/// (`same_model`, the laxer first: see [`Duplicate`]).
+pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Analysis> {
     let round = summary.round()?.to_string();
     let (eligible, steps) = scope(summary);
     let rows = &summary.rows;
     // Every eligible row's Result is checked, in row order, paired or not.
     for &i in &eligible {
-        result_of(&rows[i])?;
+        result_of(summary, &rows[i])?;
     }
     let keys: Vec<Field> = key_fields().collect();
     let matched = matching::match_rows(rows, &eligible, &keys, Scenario::Server);
@@ -474,7 +541,7 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
     let mut pairs = Vec::with_capacity(matched.pairs.len());
     for &(o, s) in &matched.pairs {
         let (orow, srow) = (&rows[o], &rows[s]);
-        let (offline, server) = (result_of(orow)?, result_of(srow)?);
+        let (offline, server) = (result_of(summary, orow)?, result_of(summary, srow)?);
         pairs.push(Pair {
             offline_id: orow.id,
             server_id: srow.id,
@@ -487,6 +554,20 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
         });
     }
     pairs.sort_by_key(|p| p.offline_id);
+    let duplicates = duplicates(
+        &pairs
+            .iter()
+            .map(|p| PairKey {
+                system: (&p.submission.organization, &p.submission.platform),
+                benchmark: &p.submission.benchmark,
+                offline_id: p.offline_id,
+                partner_id: p.server_id,
+                results: (p.offline, p.server),
+            })
+            .collect::<Vec<_>>(),
+        same_model,
+    );
+    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.offline_id));
     let mut unmatched: Vec<Unmatched> = matched
         .unmatched
         .iter()
@@ -508,8 +589,9 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
         pairs: pairs.len(),
         unmatched: unmatched.len(),
         over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
+        duplicates: duplicates.len(),
     };
-    let interactive = interactive::analyse(summary, &pairs)?;
+    let interactive = interactive::analyse(summary, &pairs, same_model)?;
     let benchmarks = by_benchmark(
         pairs
             .iter()
@@ -519,16 +601,27 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
     Ok(Analysis {
         round,
         counts,
-        key_fields: keys.iter().map(|f| f.name()).collect(),
+        key_fields: key_names(summary, &keys),
         steps,
         split: split::system_and_benchmark(&pairs, &order),
         benchmarks,
         merged_labels: merged_labels(&pairs),
+        duplicates,
         robustness: robustness::robustness(&pairs),
         pairs,
         unmatched,
         interactive,
     })
+}
+
+/// The names of the key fields `keys` as the summary writes them (those it has no value for
+/// left out: they are empty in every row), then its further key fields.
+pub(crate) fn key_names(summary: &Summary, keys: &[Field]) -> Vec<String> {
+    keys.iter()
+        .filter(|f| !summary.absent.contains(f))
+        .map(|&f| summary.name(f).to_string())
+        .chain(summary.extra_names.iter().cloned())
+        .collect()
 }
 
 fn unmatched_row(

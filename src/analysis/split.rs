@@ -442,7 +442,7 @@ fn fit(obs: &[(System, &str, f64)]) -> Option<Split> {
     let (s, b) = (systems.len(), benchmarks.len());
     // The additive fit has s + b − 1 parameters when systems and benchmarks form one
     // connected design; the F tests need residual degrees of freedom.
-    let p_both = s + b - 1;
+    let p_both = (s + b).saturating_sub(1);
     if s < 2 || b < 2 || n <= p_both || !connected(obs) {
         return None;
     }
@@ -790,6 +790,13 @@ mod tests {
         rows: &[(&'static str, &'static str, f64)],
     ) -> Vec<(System<'static>, &'static str, f64)> {
         rows.iter().map(|&(s, b, r)| (("org", s), b, r)).collect()
+    }
+
+    #[test]
+    fn no_pairs_or_one_system_make_no_split() {
+        // s + b − 1 parameters of nothing: no fit, and no arithmetic below zero.
+        assert!(split(&[]).is_none());
+        assert!(fit(&[]).is_none());
     }
 
     #[test]

@@ -117,7 +117,7 @@ pub struct InputRow<'a> {
 #[template(path = "blocks/inputs.html")]
 struct InputsBlock<'a> {
     rows: Vec<InputRow<'a>>,
-    list: Option<ListRow<'a>>,
+    lists: Vec<ListRow<'a>>,
 }
 
 /// The row of the manifest's list: how many files it pins, from where, and its own pin.
@@ -271,9 +271,12 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
         ("downloads", download_list),
         ("citation", citation),
     ];
-    all.into_iter()
+    let mut out: Blocks = all
+        .into_iter()
         .map(|(name, render)| Ok((name.to_string(), render(data)?)))
-        .collect()
+        .collect::<Result<_>>()?;
+    super::rounds::blocks(data, &mut out)?;
+    Ok(out)
 }
 
 /// Figure 1 in its two layouts, with the table of its numbers.
@@ -485,16 +488,22 @@ fn rules(data: &ArticleData<'_>) -> Result<String> {
             };
             let (offline_field, ol) = field("Offline").unwrap_or_default();
             let (server_field, sl) = field("Server").unwrap_or_default();
-            let (s, i) = (&m.server_latency_limits, &m.interactive_latency_limits);
+            let s = &m.server_latency_limits;
+            let i = m.interactive_latency_limits.as_ref();
+            let dash = || "–".to_string();
             RuleRow {
                 benchmark: b.benchmark.clone(),
                 offline_field,
                 server_field,
                 server_ttft: ms(s.ttft_ns),
                 server_tpot: ms(s.tpot_ns),
-                interactive_ttft: ms(i.ttft_ns),
-                interactive_tpot: ms(i.tpot_ns),
-                lines: format!("{ol}, {sl}; {}; {}", s.line, i.line),
+                interactive_ttft: i.map_or_else(dash, |i| ms(i.ttft_ns)),
+                interactive_tpot: i.map_or_else(dash, |i| ms(i.tpot_ns)),
+                lines: format!(
+                    "{ol}, {sl}; {}; {}",
+                    s.line,
+                    i.map_or_else(dash, |i| i.line.to_string())
+                ),
             }
         })
         .collect();
@@ -759,18 +768,21 @@ fn inputs(data: &ArticleData<'_>) -> Result<String> {
                     size: grouped(pin.size as f64, 0),
                 })
                 .collect(),
-            list: m
-                .list
-                .as_ref()
-                .zip(m.listed().first())
-                .map(|(list, first)| ListRow {
-                    count: m.listed().len(),
-                    path: &list.path,
-                    repository: &first.repository,
-                    commit: short_commit(&first.commit),
-                    size: grouped(list.size as f64, 0),
-                    sha256: &list.sha256,
-                }),
+            lists: m
+                .lists_read()
+                .into_iter()
+                .filter_map(|(list, files)| {
+                    let first = files.first()?;
+                    Some(ListRow {
+                        count: files.len(),
+                        path: &list.path,
+                        repository: &first.repository,
+                        commit: short_commit(&first.commit),
+                        size: grouped(list.size as f64, 0),
+                        sha256: &list.sha256,
+                    })
+                })
+                .collect(),
         },
         "blocks/inputs.html",
     )

@@ -28,10 +28,24 @@ struct ResultsFile<'a> {
     logs: &'a PairLogs,
     /// The claims the prose cites, each with the pinned lines that bear it out.
     claims: &'a [Note],
+    /// Each earlier round, analysed as the article's own (its pairs' log figures are in
+    /// `pairs.csv`).
+    previous_rounds: Vec<PreviousRound<'a>>,
+    /// The article's round against each earlier one.
+    across_rounds: &'a [crate::across::AcrossRounds],
+}
+
+/// An earlier round in `results.json`: its analysis and what its pairs' logs show.
+#[derive(Serialize)]
+struct PreviousRound<'a> {
+    #[serde(flatten)]
+    analysis: &'a Analysis,
+    logs: &'a PairLogs,
 }
 
 /// `results.json` of the analysis, its highlights and checks, and the checked claims, under the
-/// article's `title`.
+/// article's `title`; then each earlier round and the comparison with it.
+#[allow(clippy::too_many_arguments)]
 pub fn results_json(
     title: &str,
     analysis: &Analysis,
@@ -39,6 +53,8 @@ pub fn results_json(
     checks: &Checks,
     logs: &PairLogs,
     claims: &[Note],
+    previous: &[crate::across::RoundResults],
+    across: &[crate::across::AcrossRounds],
 ) -> Result<Vec<u8>> {
     json::pretty(
         &ResultsFile {
@@ -48,6 +64,14 @@ pub fn results_json(
             checks,
             logs,
             claims,
+            previous_rounds: previous
+                .iter()
+                .map(|r| PreviousRound {
+                    analysis: &r.analysis,
+                    logs: &r.logs,
+                })
+                .collect(),
+            across_rounds: across,
         },
         OutputFile::Results.path(),
     )
@@ -177,16 +201,24 @@ fn write_csv(
     w.into_inner().map_err(|e| fail(e.to_string()))
 }
 
-/// `pairs.csv`: the rows of the pairs table, with each row's folder in the results tree and the
-/// id of the highlight (figure 1's bar) a pair is, if any. Text cells pass through
-/// [`spreadsheet_safe`].
+/// One round's pairs as the CSV files give them: its analysis, its pairs' logs and where its
+/// results tree lives.
+#[derive(Clone, Copy)]
+pub struct RoundTable<'a> {
+    pub analysis: &'a Analysis,
+    pub logs: &'a PairLogs,
+    pub tree: ResultsTree<'a>,
+}
+
+/// `pairs.csv`: the rows of the pairs table, round by round (the article's first; a row names its
+/// round, and its row ids are its round summary's), with each row's folder in the results tree
+/// and the id of the highlight (figure 1's bar) a pair of the article's round is, if any. Text
+/// cells pass through [`spreadsheet_safe`].
 pub fn pairs_csv(
-    analysis: &Analysis,
+    rounds: &[RoundTable<'_>],
     highlights: &crate::highlight::Highlights,
-    logs: &PairLogs,
-    tree: ResultsTree<'_>,
 ) -> Result<Vec<u8>> {
-    let header: Vec<&str> = ["offline_id", "server_id", "highlight"]
+    let header: Vec<&str> = ["round", "offline_id", "server_id", "highlight"]
         .into_iter()
         .chain(SUBMISSION_COLUMNS)
         .chain([
@@ -204,13 +236,21 @@ pub fn pairs_csv(
     write_csv(
         "pairs.csv",
         header,
-        analysis.pairs.iter().map(|p| {
-            let highlight = highlights
-                .highlights
-                .iter()
-                .find(|h| h.offline_id == p.offline_id)
-                .map_or(String::new(), |h| h.id.clone());
-            [p.offline_id.to_string(), p.server_id.to_string(), highlight]
+        rounds.iter().enumerate().flat_map(|(k, r)| {
+            let (analysis, logs, tree) = (r.analysis, r.logs, r.tree);
+            analysis.pairs.iter().map(move |p| {
+                let highlight = highlights
+                    .highlights
+                    .iter()
+                    .filter(|_| k == 0)
+                    .find(|h| h.offline_id == p.offline_id)
+                    .map_or(String::new(), |h| h.id.clone());
+                [
+                    spreadsheet_safe(&analysis.round),
+                    p.offline_id.to_string(),
+                    p.server_id.to_string(),
+                    highlight,
+                ]
                 .into_iter()
                 .chain(submission_cells(&p.submission))
                 .chain([
@@ -225,6 +265,7 @@ pub fn pairs_csv(
                 ])
                 .chain(log_cells(logs.pair(p.offline_id)))
                 .collect()
+            })
         }),
     )
 }
@@ -324,10 +365,10 @@ fn log_cells(log: Option<&PairLog>) -> Vec<String> {
     cells
 }
 
-/// `interactive_pairs.csv`: every Offline/Interactive pair, as `pairs.csv` gives the Server
-/// pairs.
-pub fn interactive_pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Result<Vec<u8>> {
-    let header: Vec<&str> = ["offline_id", "interactive_id"]
+/// `interactive_pairs.csv`: every Offline/Interactive pair, round by round, as `pairs.csv` gives
+/// the Server pairs.
+pub fn interactive_pairs_csv(rounds: &[RoundTable<'_>]) -> Result<Vec<u8>> {
+    let header: Vec<&str> = ["round", "offline_id", "interactive_id"]
         .into_iter()
         .chain(SUBMISSION_COLUMNS)
         .chain([
@@ -344,8 +385,14 @@ pub fn interactive_pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Resu
     write_csv(
         "interactive_pairs.csv",
         header,
-        analysis.interactive.pairs.iter().map(|p| {
-            [p.offline_id.to_string(), p.interactive_id.to_string()]
+        rounds.iter().flat_map(|r| {
+            let (analysis, tree) = (r.analysis, r.tree);
+            analysis.interactive.pairs.iter().map(move |p| {
+                [
+                    spreadsheet_safe(&analysis.round),
+                    p.offline_id.to_string(),
+                    p.interactive_id.to_string(),
+                ]
                 .into_iter()
                 .chain(submission_cells(&p.submission))
                 .chain([
@@ -359,6 +406,7 @@ pub fn interactive_pairs_csv(analysis: &Analysis, tree: ResultsTree<'_>) -> Resu
                     format!("{:.2}", p.ratio.percent()),
                 ])
                 .collect()
+            })
         }),
     )
 }

@@ -238,8 +238,10 @@ fn limits(v: &mut Values, data: &ArticleData<'_>) {
         .filter_map(|b| data.facts.models.get(&b.benchmark))
         .collect();
     let tighter = facts.iter().all(|m| {
-        let (s, i) = (&m.server_latency_limits, &m.interactive_latency_limits);
-        i.ttft_ns < s.ttft_ns && i.tpot_ns < s.tpot_ns
+        let s = &m.server_latency_limits;
+        m.interactive_latency_limits
+            .as_ref()
+            .is_some_and(|i| i.ttft_ns < s.ttft_ns && i.tpot_ns < s.tpot_ns)
     });
     v.put(
         "limits_compared",
@@ -255,7 +257,11 @@ fn limits(v: &mut Values, data: &ArticleData<'_>) {
 
 /// Where the Interactive runs leave the scope, and what the `inferred` filter removes after.
 fn scope(v: &mut Values, a: &Analysis) -> crate::Result<()> {
-    let at = |field: &str| a.steps.iter().position(|s| s.field == Some(field));
+    let at = |field: &str| {
+        a.steps
+            .iter()
+            .position(|s| s.field.as_deref() == Some(field))
+    };
     if let Some(k) = at("Scenario").filter(|&k| k > 0) {
         let (before, after) = (&a.steps[k - 1], &a.steps[k]);
         v.put(

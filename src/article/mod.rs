@@ -9,6 +9,7 @@ pub mod catalogue;
 pub mod export;
 pub mod findings;
 pub mod prose;
+pub mod rounds;
 pub mod sanitise;
 pub mod story;
 pub mod story_blocks;
@@ -28,7 +29,9 @@ use crate::project::claims::Note;
 use crate::project::config::ArticleConfig;
 use crate::project::facts::CheckerFacts;
 
-pub use export::{interactive_pairs_csv, pairs_csv, results_json, selected_rows_json, ResultsTree};
+pub use export::{
+    interactive_pairs_csv, pairs_csv, results_json, selected_rows_json, ResultsTree, RoundTable,
+};
 
 /// Everything the article is rendered from.
 pub struct ArticleData<'a> {
@@ -45,6 +48,11 @@ pub struct ArticleData<'a> {
     pub vendor_plan: &'a crate::vendoring::Plan,
     /// Both figures in both layouts.
     pub figures: &'a Figures,
+    /// Every round `data/rounds.json` declares, the earlier rounds' results, and the article's
+    /// round against each.
+    pub rounds: &'a crate::project::rounds::Rounds,
+    pub previous: &'a [crate::across::RoundResults],
+    pub across: &'a [crate::across::AcrossRounds],
     /// The rows of the downloads table.
     pub downloads: &'a [blocks::Download],
     /// Name and version of the generator, e.g. `scenario-ratios 0.1.0`.

@@ -75,6 +75,9 @@ impl SplitVerdict {
 #[template(path = "text/dek.txt")]
 struct Dek<'a> {
     lowest: &'a Lowest,
+    round: &'a str,
+    /// Where it keeps the least in the earlier round, when one is declared.
+    previous: Option<&'a crate::across::RoundLowest>,
     /// The lowest benchmark's median load, when the load carries more than half of its gap to
     /// the other benchmarks of the same systems, on a log scale.
     load: Option<String>,
@@ -381,6 +384,12 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                 template(
                     &Dek {
                         lowest: l,
+                        round: &a.round,
+                        previous: data
+                            .across
+                            .first()
+                            .and_then(|x| x.lowest.first())
+                            .filter(|p| p.round != a.round),
                         load: data
                             .logs
                             .deficits
@@ -976,13 +985,15 @@ fn interactive_limits(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<(
     // Benchmarks whose limits fall alike are named together.
     let mut grouped: Vec<((u64, u64), Vec<String>)> = Vec::new();
     for b in &i.benchmarks {
-        let Some(m) = data.facts.models.get(&b.benchmark) else {
+        let Some((m, interactive)) = data
+            .facts
+            .models
+            .get(&b.benchmark)
+            .and_then(|m| Some((m, m.interactive_latency_limits.as_ref()?)))
+        else {
             continue;
         };
-        let key = (
-            m.server_latency_limits.tpot_ns,
-            m.interactive_latency_limits.tpot_ns,
-        );
+        let key = (m.server_latency_limits.tpot_ns, interactive.tpot_ns);
         match grouped.iter_mut().find(|(k, _)| *k == key) {
             Some((_, bs)) => bs.push(b.benchmark.clone()),
             None => grouped.push((key, vec![b.benchmark.clone()])),
@@ -1082,10 +1093,9 @@ fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
 
 /// The checks of every paired row against its log: the verdict, the logs that count errors, and
 /// the pairs without logs.
-fn logs(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
-    let logs = data.logs;
-    let failing = logs
-        .pairs
+/// Each paired row whose log fails a check, with what failed, in words.
+pub(crate) fn failing_rows(logs: &PairLogs) -> crate::Result<Vec<String>> {
+    logs.pairs
         .iter()
         .flat_map(|p| [&p.offline, &p.server])
         .flatten()
@@ -1109,7 +1119,12 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             }
             Ok(format!("row {} ({})", r.row, list_words(&what)?))
         })
-        .collect::<crate::Result<Vec<_>>>()?;
+        .collect::<crate::Result<Vec<_>>>()
+}
+
+fn logs(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
+    let logs = data.logs;
+    let failing = failing_rows(logs)?;
     v.put("logs_checked", logs.rows_checked.to_string());
     v.put("logs_paired", logs.rows_paired.to_string());
     v.put(

@@ -109,6 +109,7 @@ pub fn values(data: &ArticleData<'_>) -> crate::Result<Values> {
     span_order(&mut v, data)?;
     super::findings::values(&mut v, data)?;
     super::story::values(&mut v, data)?;
+    super::rounds::values(&mut v, data)?;
     checks(&mut v, data.checks)?;
     sources(&mut v, data)?;
     rebuild(&mut v, data)?;

@@ -68,9 +68,15 @@ pub enum Error {
     /// A value that cannot be written in its file's format (JSON, CSV).
     #[error("{file}: {message}")]
     Serialise { file: String, message: String },
-    /// A Result (tokens/s) of summary.csv that is not a positive finite number in range.
-    #[error("summary.csv row {row}, field Result: {message}")]
-    BadResult { row: String, message: String },
+    /// A Result (tokens/s) of a summary (`file`, summary.csv for v6.1) that is not a positive
+    /// finite number in range; `field` is the summary's name for it.
+    #[error("{file} row {row}, field {field}: {message}")]
+    BadResult {
+        file: String,
+        row: String,
+        field: String,
+        message: String,
+    },
     /// A summary that does not hold exactly one round of results.
     #[error("{file}: {message}")]
     Summary { file: String, message: String },

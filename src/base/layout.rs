@@ -120,8 +120,25 @@ pub const PUBLISHED_DIR: &str = "published";
 pub const INPUTS_DIR: &str = "data/upstream";
 /// Where the input manifest sits in the project and in the bundle.
 pub const MANIFEST: &str = "data/inputs.json";
-/// The compact list of pinned LoadGen logs that the manifest pins.
+/// The compact list of pinned LoadGen logs of the article's round that the manifest pins.
 pub const LOG_LIST: &str = "data/loadgen-logs.json";
+/// Where the manifest's lists of pinned logs may lie: `data/loadgen-logs.json` and, for other
+/// rounds, `data/loadgen-logs-<round>.json`.
+pub const LOG_LISTS: &str = "data/loadgen-logs*.json";
+
+/// Whether `path` is one of the places [`LOG_LISTS`] allows.
+pub fn is_log_list(path: &str) -> bool {
+    path.strip_prefix("data/loadgen-logs")
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|round| {
+            round.is_empty()
+                || round.strip_prefix('-').is_some_and(|r| {
+                    !r.is_empty()
+                        && r.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+                })
+        })
+}
 
 /// Files and folders of the project that the bundle carries (what a rebuild needs). The
 /// bundle has its own README, written for its reader.
@@ -136,6 +153,8 @@ pub const SOURCE_PATHS: &[&str] = &[
     "content",
     "data/inputs.json",
     "data/loadgen-logs.json",
+    "data/loadgen-logs-v5.1.json",
+    "data/rounds.json",
     "data/vendor.json",
     "sources",
     "tests/notebook",

@@ -35,6 +35,7 @@ use crate::base::error::{Error, Result};
 use crate::base::workers;
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::project::facts::CheckerFacts;
+use crate::project::rounds::LogSpec;
 use crate::summary::{Field, RowId, Scenario, Summary};
 
 /// A Server run whose p99 latency reaches this share of its limit or more runs at the limit.
@@ -283,12 +284,13 @@ impl PairLogs {
     }
 }
 
-/// The pinned LoadGen logs of this round's results tree, by their path in it.
-fn logs_by_path<'a>(inputs: &'a Inputs, round: &str) -> BTreeMap<&'a str, &'a VerifiedInput> {
-    let tree = format!("/inference_results_{round}");
+/// The pinned LoadGen logs of the round's results tree (any owner's copy of `logs.tree`), by
+/// their path in it. A real manifest pins each log once: a list's logs are kept at a local path
+/// made of their path, which the manifest refuses to use twice.
+fn logs_by_path<'a>(inputs: &'a Inputs, logs: &LogSpec) -> BTreeMap<&'a str, &'a VerifiedInput> {
     inputs
         .of_kind(InputKind::LoadgenSummary)
-        .filter(|f| f.pin.repository.ends_with(&tree))
+        .filter(|f| f.pin.repository.rsplit('/').next() == Some(logs.tree.as_str()))
         .map(|f| (f.pin.path.as_str(), f))
         .collect()
 }
@@ -414,21 +416,21 @@ fn median(v: Vec<f64>) -> Option<f64> {
     crate::analysis::median(v)
 }
 
-/// Checks every pair's logs and takes each ratio apart. `benchmarks` gives the order of the
-/// benchmarks (the analysis's, lowest median first).
+/// Checks every pair's logs and takes each ratio apart. `logs` says where the round's logs lie;
+/// `benchmarks` gives the order of the benchmarks (the analysis's, lowest median first).
 pub fn pair_logs(
     summary: &Summary,
-    round: &str,
+    logs: &LogSpec,
     pairs: &[Pair],
     benchmarks: &[String],
     inputs: &Inputs,
     facts: &CheckerFacts,
 ) -> Result<PairLogs> {
-    let by_path = logs_by_path(inputs, round);
+    let by_path = logs_by_path(inputs, logs);
     let read = |id: RowId| -> Result<Option<(RowLog, LoadgenLog)>> {
         let row = &summary.rows[id.0 as usize];
         let location = row.raw(Field::Location).trim_start_matches("./");
-        let path = format!("{location}/mlperf_log_summary.txt");
+        let path = logs.path.replace("{location}", location);
         let Some(input) = by_path.get(path.as_str()) else {
             return Ok(None);
         };

@@ -10,6 +10,7 @@
 
 pub mod card;
 pub mod factors;
+pub mod rounds;
 pub mod systems;
 
 use askama::Template;
@@ -85,6 +86,9 @@ impl Layout {
 /// The four figures in both layouts.
 #[derive(Debug, Clone)]
 pub struct Figures {
+    /// Figure 5, the earlier round beside the article's, in both layouts: `None` without an
+    /// earlier round that shares a benchmark.
+    pub rounds: Option<(Svg, Svg)>,
     pub highlights: Svg,
     pub highlights_narrow: Svg,
     pub pairs: Svg,
@@ -96,7 +100,12 @@ pub struct Figures {
 }
 
 /// Draws the four figures in both layouts.
-pub fn figures(analysis: &Analysis, h: &Highlights, logs: &PairLogs) -> Result<Figures> {
+pub fn figures(
+    analysis: &Analysis,
+    h: &Highlights,
+    logs: &PairLogs,
+    across: &[crate::across::AcrossRounds],
+) -> Result<Figures> {
     // The highlighted systems (organisation, platform), which figure 3 shades.
     let highlighted: Vec<(String, String)> = h
         .highlights
@@ -110,7 +119,18 @@ pub fn figures(analysis: &Analysis, h: &Highlights, logs: &PairLogs) -> Result<F
             )
         })
         .collect();
+    let lowest = analysis
+        .benchmarks
+        .first()
+        .map_or("", |b| b.benchmark.as_str());
+    let rounds = match across.first() {
+        Some(a) => {
+            rounds::rounds(a, lowest, Layout::Wide)?.zip(rounds::rounds(a, lowest, Layout::Narrow)?)
+        }
+        None => None,
+    };
     Ok(Figures {
+        rounds,
         highlights: highlights(analysis, h, Layout::Wide)?,
         highlights_narrow: highlights(analysis, h, Layout::Narrow)?,
         pairs: all_pairs(analysis, h, Layout::Wide)?,

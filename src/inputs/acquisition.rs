@@ -77,6 +77,20 @@ impl Inputs {
     pub fn single(&self, kind: InputKind) -> Result<&VerifiedInput> {
         single(self.of_kind(kind), kind)
     }
+
+    /// The input the manifest names `name` (as `data/rounds.json` names a round's summary).
+    pub fn named(&self, name: &str) -> Result<&VerifiedInput> {
+        self.files
+            .iter()
+            .find(|f| f.pin.name == name)
+            .ok_or_else(|| crate::base::error::Error::Manifest {
+                file: crate::inputs::MANIFEST_PATH.into(),
+                message: format!(
+                    "pins no input named {}, which data/rounds.json reads a round's summary from",
+                    crate::base::text::quoted(name, 200)
+                ),
+            })
+    }
 }
 
 /// Where to look for inputs.

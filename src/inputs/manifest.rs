@@ -24,6 +24,9 @@ pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 pub enum InputKind {
     SummaryCsv,
     SummaryJson,
+    /// A round's results summary as one JSON array of rows (v5.1's `summary_results.json`);
+    /// `data/rounds.json` names it.
+    SummaryArray,
     License,
     LoadgenSummary,
     Accuracy,
@@ -114,15 +117,18 @@ pub struct InputManifest {
     pub about: String,
     /// Fixed timestamp (RFC 3339, UTC) used for every zip entry when `SOURCE_DATE_EPOCH` is unset.
     pub source_date: String,
-    /// The compact list of further pinned files (`data/loadgen-logs.json`), pinned here by size
-    /// and SHA-256; its files join [`InputManifest::inputs`] once [`InputManifest::add_list`] has
-    /// read it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list: Option<ListPin>,
+    /// The compact lists of further pinned files (`data/loadgen-logs.json` and one per earlier
+    /// round), each pinned here by size and SHA-256; their files join [`InputManifest::inputs`]
+    /// once [`InputManifest::add_list`] has read each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lists: Vec<ListPin>,
     pub inputs: Vec<PinnedInput>,
-    /// How many of [`InputManifest::inputs`], at their end, came from the list.
+    /// How many of [`InputManifest::inputs`], at their end, came from the lists.
     #[serde(skip)]
     pub listed: usize,
+    /// How many came from each list, in the order they were added.
+    #[serde(skip)]
+    pub listed_by: Vec<(String, usize)>,
 }
 
 /// Where the manifest's list of further pinned files lives in the project, and what its bytes
@@ -148,21 +154,28 @@ struct PinList {
     commit: String,
     license: String,
     acquired: String,
+    /// The folder under the inputs' cache that holds the listed files (`logs` when left out).
+    #[serde(default = "default_log_folder")]
+    folder: String,
     /// Each file's path in the repository, size, SHA-256 and git blob SHA-1.
     files: Vec<(String, u64, HexDigest, HexDigest)>,
+}
+
+fn default_log_folder() -> String {
+    "logs".into()
 }
 
 /// The name and local path a listed LoadGen log gets, as the manifest's own log entries have
 /// them: `closed/<org>/results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_summary.txt`
 /// in the results tree of round `v6.1` is named
 /// `v6.1/<org>/<system>/<model>/<scenario>/mlperf_log_summary.txt` and kept at
-/// `logs/<org>/<system>/<model>/<scenario>/mlperf_log_summary.txt`.
-fn listed_log_names(round: &str, path: &str) -> Option<(String, String)> {
+/// `<folder>/<org>/<system>/<model>/<scenario>/mlperf_log_summary.txt`.
+fn listed_log_names(round: &str, folder: &str, path: &str) -> Option<(String, String)> {
     let parts: Vec<&str> = path.split('/').collect();
     match parts.as_slice() {
         [_division, org, "results", system, model, scenario, "performance", "run_1", file] => {
             let rest = format!("{org}/{system}/{model}/{scenario}/{file}");
-            Some((format!("{round}/{rest}"), format!("logs/{rest}")))
+            Some((format!("{round}/{rest}"), format!("{folder}/{rest}")))
         }
         _ => None,
     }
@@ -177,16 +190,23 @@ impl InputManifest {
         };
         let manifest: InputManifest =
             serde_json::from_str(text).map_err(|e| err(format!("invalid manifest: {e}")))?;
-        if let Some(list) = &manifest.list {
-            if list.path != crate::base::layout::LOG_LIST {
+        let mut paths = std::collections::BTreeSet::new();
+        for list in &manifest.lists {
+            if !crate::base::layout::is_log_list(&list.path) {
                 return Err(err(format!(
-                    "list: path {} must be {}, where the bundle carries it",
+                    "lists: path {} must be a file {}, where the bundle carries it",
                     crate::base::text::quoted(&list.path, 200),
-                    crate::base::layout::LOG_LIST
+                    crate::base::layout::LOG_LISTS
+                )));
+            }
+            if !paths.insert(list.path.as_str()) {
+                return Err(err(format!(
+                    "lists: {} is listed twice",
+                    crate::base::text::quoted(&list.path, 200)
                 )));
             }
             if !list.sha256.is_well_formed(64) {
-                return Err(err("list: sha256 must be 64 lowercase hex digits".into()));
+                return Err(err("lists: sha256 must be 64 lowercase hex digits".into()));
             }
         }
         manifest.check_pins(file)?;
@@ -203,11 +223,11 @@ impl InputManifest {
         Ok(manifest)
     }
 
-    /// Adds the files of the manifest's list, whose bytes `bytes` (read from `file`) must be
-    /// those the manifest pins; the listed files are checked as the manifest's own entries are,
-    /// and against them (`manifest` names the manifest in errors).
-    pub fn add_list(&mut self, manifest: &str, file: &str, bytes: &[u8]) -> Result<()> {
-        let Some(pin) = &self.list else {
+    /// Adds the files of the manifest's list at `path` (its pin's path), whose bytes `bytes`,
+    /// read from `file`, must be those the manifest pins; the listed files are checked as the
+    /// manifest's own entries are, and against them (`manifest` names the manifest in errors).
+    pub fn add_list(&mut self, manifest: &str, path: &str, file: &str, bytes: &[u8]) -> Result<()> {
+        let Some(pin) = self.lists.iter().find(|l| l.path == path).cloned() else {
             return Ok(());
         };
         let mismatch = |what, expected: String, actual: String| Error::Mismatch {
@@ -250,9 +270,15 @@ impl InputManifest {
                     crate::base::text::quoted(&list.repository, 200)
                 ))
             })?;
+        if !is_safe_relative(&list.folder) || list.folder.contains('/') {
+            return Err(err(format!(
+                "folder {} must be one folder's name",
+                crate::base::text::quoted(&list.folder, 200)
+            )));
+        }
         let before = self.inputs.len();
         for (path, size, sha256, git_blob_sha1) in list.files {
-            let (name, local) = listed_log_names(&round, &path).ok_or_else(|| {
+            let (name, local) = listed_log_names(&round, &list.folder, &path).ok_or_else(|| {
                 err(format!(
                     "{} is not a LoadGen summary log's place in a results tree (closed/<org>/results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_summary.txt)",
                     crate::base::text::quoted(&path, 200)
@@ -276,7 +302,9 @@ impl InputManifest {
                 acquired: list.acquired.clone(),
             });
         }
-        self.listed = self.inputs.len() - before;
+        self.listed += self.inputs.len() - before;
+        self.listed_by
+            .push((pin.path.clone(), self.inputs.len() - before));
         self.check_pins(manifest)
     }
 
@@ -335,14 +363,28 @@ impl InputManifest {
         Ok(())
     }
 
-    /// The inputs the manifest pins one by one, without those of its list.
+    /// The inputs the manifest pins one by one, without those of its lists.
     pub fn hand_picked(&self) -> &[PinnedInput] {
         &self.inputs[..self.inputs.len() - self.listed.min(self.inputs.len())]
     }
 
-    /// The inputs of its list.
+    /// The inputs of its lists, list after list.
     pub fn listed(&self) -> &[PinnedInput] {
         &self.inputs[self.inputs.len() - self.listed.min(self.inputs.len())..]
+    }
+
+    /// Each list that was added, with its pin and its inputs.
+    pub fn lists_read(&self) -> Vec<(&ListPin, &[PinnedInput])> {
+        let mut out = Vec::new();
+        let mut at = self.inputs.len() - self.listed.min(self.inputs.len());
+        for (path, n) in &self.listed_by {
+            let end = (at + n).min(self.inputs.len());
+            if let Some(pin) = self.lists.iter().find(|l| &l.path == path) {
+                out.push((pin, &self.inputs[at..end]));
+            }
+            at = end;
+        }
+        out
     }
 
     /// Seconds since the Unix epoch of `source_date`.

@@ -350,9 +350,10 @@ mod tests {
         let manifest = InputManifest {
             about: String::new(),
             source_date: "2026-12-01T00:00:00Z".into(),
-            list: None,
+            lists: Vec::new(),
             inputs: vec![pin(), readme],
             listed: 0,
+            listed_by: Vec::new(),
         };
         let register = ClaimRegister {
             about: String::new(),

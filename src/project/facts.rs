@@ -72,11 +72,18 @@ pub struct LogField {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFacts {
+    /// The accuracy bounds (for the benchmarks of the article's round; a model only an earlier
+    /// round ran has its latency limits alone).
+    #[serde(default)]
     pub accuracy_targets: Vec<MetricBound>,
+    #[serde(default)]
     pub accuracy_upper_limits: Vec<MetricBound>,
     pub server_latency_limits: LatencyLimits,
-    pub interactive_latency_limits: LatencyLimits,
-    /// By scenario (`Offline`, `Server`).
+    /// `None` for a model the checker gives no Interactive limits (v5.1's mixtral-8x7b).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interactive_latency_limits: Option<LatencyLimits>,
+    /// By scenario (`Offline`, `Server`), for the article's round.
+    #[serde(default)]
     pub throughput_log_field: BTreeMap<String, LogField>,
 }
 
@@ -200,9 +207,12 @@ impl CheckerFacts {
                 checked += 1;
             }
             for (scenario, l) in [
-                ("Server", &mf.server_latency_limits),
-                ("Interactive", &mf.interactive_latency_limits),
+                ("Server", Some(&mf.server_latency_limits)),
+                ("Interactive", mf.interactive_latency_limits.as_ref()),
             ] {
+                let Some(l) = l else {
+                    continue;
+                };
                 // The limits stand on the line after their scenario's key.
                 let opens = format!("\"{scenario}\": {{");
                 if !holds(l.line.saturating_sub(1), &opens) {

@@ -11,6 +11,7 @@
 pub mod claims;
 pub mod config;
 pub mod facts;
+pub mod rounds;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,6 +48,8 @@ pub struct Project {
     pub vendor_plan: Plan,
     /// The walk-through notebook, as stored (with its outputs).
     pub notebook: String,
+    /// The rounds the article compares, its own first (`data/rounds.json`).
+    pub rounds: rounds::Rounds,
 }
 
 impl Project {
@@ -63,6 +66,10 @@ impl Project {
             claims: ClaimRegister::parse(CLAIMS_PATH, &read_text(root, CLAIMS_PATH)?)?,
             vendor_plan: Plan::parse(PLAN_PATH, &read_text(root, PLAN_PATH)?)?,
             notebook: read_text(root, crate::notebook::NOTEBOOK_PATH)?,
+            rounds: rounds::Rounds::parse(
+                rounds::ROUNDS_PATH,
+                &read_text(root, rounds::ROUNDS_PATH)?,
+            )?,
         })
     }
 
@@ -81,6 +88,7 @@ impl Project {
         CONFIG_PATH,
         MANIFEST_PATH,
         crate::base::layout::LOG_LIST,
+        rounds::ROUNDS_PATH,
         FACTS_PATH,
         CLAIMS_PATH,
         PLAN_PATH,
@@ -92,6 +100,7 @@ impl Project {
         "content",
         MANIFEST_PATH,
         crate::base::layout::LOG_LIST,
+        rounds::ROUNDS_PATH,
         "sources",
     ];
 }
@@ -121,9 +130,9 @@ fn shown_as_written(name: &str, text: String) -> Result<String> {
 
 fn load_manifest(root: &Path, name: &str, text: &str) -> Result<InputManifest> {
     let mut manifest = InputManifest::parse(name, text)?;
-    if let Some(list) = manifest.list.clone() {
+    for list in manifest.lists.clone() {
         let bytes = read_text(root, &list.path)?;
-        manifest.add_list(name, &list.path, bytes.as_bytes())?;
+        manifest.add_list(name, &list.path, &list.path, bytes.as_bytes())?;
     }
     Ok(manifest)
 }

@@ -9,7 +9,7 @@ use super::Report;
 use crate::base::archive::{self, BUNDLE_LIMITS};
 use crate::base::digest::HexDigest;
 use crate::base::layout::{
-    self, OutputFile, INPUTS_DIR, INVENTORY, LOG_LIST, MANIFEST, PUBLISHED_DIR,
+    self, is_log_list, OutputFile, INPUTS_DIR, INVENTORY, MANIFEST, PUBLISHED_DIR,
 };
 use crate::base::sums::parse_sums;
 use crate::inputs::InputManifest;
@@ -32,7 +32,7 @@ pub(super) fn verify_bundle(name: &str, bytes: &[u8], report: &mut Report) -> Op
         let rel = entry.strip_prefix(root.as_str()).unwrap_or(entry);
         rel == INVENTORY
             || rel == MANIFEST
-            || rel == LOG_LIST
+            || is_log_list(rel)
             || rel == RO_CRATE
             || rel == CONFIG_PATH
             || rel.starts_with(&format!("{INPUTS_DIR}/"))
@@ -202,7 +202,7 @@ fn check_inputs(
         Ok(m) => m,
         Err(e) => return report.problem(e.to_string()),
     };
-    if let Some(list) = manifest.list.clone() {
+    for list in manifest.lists.clone() {
         let entry = at(&list.path);
         let Some(bytes) = kept.get(&entry) else {
             return report.problem(format!(
@@ -210,7 +210,12 @@ fn check_inputs(
                 at(MANIFEST)
             ));
         };
-        if let Err(e) = manifest.add_list(&manifest_name, &format!("{name}: {entry}"), bytes) {
+        if let Err(e) = manifest.add_list(
+            &manifest_name,
+            &list.path,
+            &format!("{name}: {entry}"),
+            bytes,
+        ) {
             return report.problem(e.to_string());
         }
     }

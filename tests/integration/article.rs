@@ -191,25 +191,32 @@ fn the_page_is_self_contained() {
     assert!(html.contains("prefers-color-scheme:dark"));
     assert!(html.contains("@media print"));
     assert!(html.contains("name=\"viewport\""));
-    // Each of the four figures twice: the wide drawing and the narrow one for phones.
-    assert_eq!(html.matches("role=\"img\"").count(), 8);
-    assert_eq!(html.matches("class=\"fig fig-narrow\"").count(), 4);
+    // Each of the five figures twice: the wide drawing and the narrow one for phones.
+    assert_eq!(html.matches("role=\"img\"").count(), 10);
+    assert_eq!(html.matches("class=\"fig fig-narrow\"").count(), 5);
 }
 
 #[test]
 fn pairs_csv_has_one_row_per_pair() {
     let d = build("base");
     let mut r = csv::Reader::from_reader(d.get("pairs.csv").unwrap());
-    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
-    assert_eq!(rows.len(), 10);
+    let all: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
     let header = r.headers().unwrap().clone();
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    assert_eq!(&rows[0][0], "0");
-    assert_eq!(&rows[0][1], "1");
+    assert_eq!(&header[0], "round");
+    // The article's round first: the base fixture's ten pairs.
+    let rows: Vec<csv::StringRecord> = all.iter().filter(|r| &r[0] == "v6.1").cloned().collect();
+    assert_eq!(rows.len(), 10);
+    assert_eq!(&all[0][0], "v6.1");
+    assert_eq!(&rows[0][col("offline_id")], "0");
+    assert_eq!(&rows[0][col("server_id")], "1");
     assert_eq!(&rows[0][col("ratio_percent")], "85.00");
     // Rows 13/14: the CPU-only pair, its label kept, no accelerator.
     let cpu = &rows[4];
-    assert_eq!((&cpu[0], &cpu[1]), ("13", "14"));
+    assert_eq!(
+        (&cpu[col("offline_id")], &cpu[col("server_id")]),
+        ("13", "14")
+    );
     assert_eq!(&cpu[col("model")], "llama3_1-8b");
     assert_eq!(&cpu[col("benchmark")], "llama3.1-8b");
     assert_eq!(&cpu[col("cpu_only")], "true");
@@ -222,13 +229,51 @@ fn pairs_csv_has_one_row_per_pair() {
         &rows[0][col("offline_url")],
         "https://github.com/example/inference_results_v6.1/tree/0123456789abcdef0123456789abcdef01234567/closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Offline/performance/run_1"
     );
+    // Then the earlier round's fixture (tests/fixtures/previous_round), worked out by hand: the
+    // GB200's deepseek-r1 (2000 / 4000) and llama2-70b-99.9 (1800 / 2000), its llama2-70b-99
+    // pair the same run again and counted once; Acme's BigBox (600 / 1000, 950 / 1000); the
+    // CPU box, whose empty accelerator count reads 0 (40 / 100). The power and edge rows leave
+    // at their filters.
+    let earlier: Vec<(String, String, String, String)> = all
+        .iter()
+        .filter(|r| &r[0] == "v5.1")
+        .map(|r| {
+            (
+                r[col("offline_id")].to_string(),
+                r[col("benchmark")].to_string(),
+                r[col("ratio_percent")].to_string(),
+                r[col("total_accelerators")].to_string(),
+            )
+        })
+        .collect();
+    let expect = |o: &str, b: &str, p: &str, t: &str| (o.into(), b.into(), p.into(), t.into());
+    assert_eq!(
+        earlier,
+        [
+            expect("0", "deepseek-r1", "50.00", "8"),
+            expect("2", "llama2-70b-99.9", "90.00", "8"),
+            expect("8", "deepseek-r1", "60.00", "8"),
+            expect("10", "llama3.1-8b", "95.00", "8"),
+            expect("12", "llama3.1-8b", "40.00", "0"),
+        ]
+    );
     let mut i = csv::Reader::from_reader(d.get("interactive_pairs.csv").unwrap());
     let irows: Vec<csv::StringRecord> = i.records().map(|x| x.unwrap()).collect();
-    assert_eq!(irows.len(), 1);
-    assert_eq!((&irows[0][0], &irows[0][1]), ("6", "12"));
+    // The base fixture's one Interactive pair, and the GB200's llama2-70b-99.9 Interactive
+    // run of the earlier round (1000 / 2000; its llama2-70b-99 twin counted once).
+    assert_eq!(irows.len(), 2);
     let iheader = i.headers().unwrap().clone();
     let at = iheader.iter().position(|h| h == "ratio_percent").unwrap();
+    assert_eq!(
+        (&irows[0][0], &irows[0][1], &irows[0][2]),
+        ("v6.1", "6", "12")
+    );
     assert_eq!(&irows[0][at], "70.00");
+    assert_eq!(
+        (&irows[1][0], &irows[1][1], &irows[1][2]),
+        ("v5.1", "2", "6")
+    );
+    assert_eq!(&irows[1][at], "50.00");
 }
 
 #[test]

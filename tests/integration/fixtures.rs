@@ -133,14 +133,14 @@ fn interactive_runs_pair_with_their_offline_runs_despite_inferred() {
     assert_eq!((p.offline_id.0, p.interactive_id.0), (6, 12));
     assert!((p.ratio.0 - 0.70).abs() < 1e-12, "{}", p.ratio.0);
     assert_eq!(i.key_fields.len(), 26);
-    assert!(!i.key_fields.contains(&"inferred"));
+    assert!(!i.key_fields.iter().any(|f| f == "inferred"));
     assert_eq!(i.benchmarks.len(), 1);
     assert_eq!(i.benchmarks[0].benchmark, "gpt-oss-120b");
     // The Interactive row leaves the Server scope at the Scenario filter, not at `inferred`.
     let scenario_step = a
         .steps
         .iter()
-        .position(|s| s.field == Some("Scenario"))
+        .position(|s| s.field.as_deref() == Some("Scenario"))
         .unwrap();
     assert_eq!(a.steps[scenario_step - 1].interactive, 1);
     assert_eq!(a.steps[scenario_step].interactive, 0);
@@ -455,7 +455,7 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     let a = analysis::analyse(&s).unwrap();
     let h = highlight::select(&a, &config()).unwrap();
     let logs = scenario_ratios::evidence::pair_logs::PairLogs::default();
-    let f = figure::figures(&a, &h, &logs).unwrap();
+    let f = figure::figures(&a, &h, &logs, &[]).unwrap();
     let note = ">2 values beyond 200&#160;% drawn at the edge (see the table)<";
     for svg in [
         &f.pairs,
@@ -481,6 +481,7 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
         &analyse("base").unwrap(),
         &highlight::select(&analyse("base").unwrap(), &config()).unwrap(),
         &scenario_ratios::evidence::pair_logs::PairLogs::default(),
+        &[],
     )
     .unwrap();
     assert!(!unclipped.pairs.0.contains("beyond"));
@@ -514,7 +515,7 @@ fn ratios_beyond_the_axis_are_drawn_at_the_edge_and_counted() {
     let s = summary::load(csv.as_bytes(), json.as_bytes(), FileNames::default()).unwrap();
     let a = analysis::analyse(&s).unwrap();
     assert_eq!(a.benchmarks[0].benchmark, "deepseek-r1");
-    let f = figure::figures(&a, &highlight::select(&a, &config()).unwrap(), &logs).unwrap();
+    let f = figure::figures(&a, &highlight::select(&a, &config()).unwrap(), &logs, &[]).unwrap();
     let note = ">1 value beyond 200&#160;% drawn at the edge (see the table)<";
     for svg in [&f.systems, &f.systems_narrow] {
         assert!(svg.0.contains(note), "{}", svg.0);

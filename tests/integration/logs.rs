@@ -71,7 +71,8 @@ fn logs_of(files: &[(String, String)]) -> PairLogs {
             .collect(),
     };
     let order: Vec<String> = a.benchmarks.iter().map(|b| b.benchmark.clone()).collect();
-    pair_logs(&s, &a.round, &a.pairs, &order, &inputs, &project.facts).unwrap()
+    let logs = &project.rounds.main().logs;
+    pair_logs(&s, logs, &a.pairs, &order, &inputs, &project.facts).unwrap()
 }
 
 fn close(a: f64, b: f64) -> bool {

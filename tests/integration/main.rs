@@ -18,6 +18,7 @@ mod package;
 mod page_safety;
 mod publish;
 mod release;
+mod rounds;
 mod support;
 mod synth;
 mod vendor;

@@ -28,6 +28,18 @@ pub const FIXTURE_LLAMA_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\n
 pub const FIXTURE_LLAMA_LOG_PATH: &str =
     "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/llama2-70b-99.9/Server/performance/run_1/mlperf_log_summary.txt";
 
+/// The hand-made summary of the earlier round `data/rounds.json` declares (v5.1's schema, one
+/// JSON array; `tests/fixtures/previous_round`), under the input name the declaration reads.
+pub fn previous_round() -> scenario_ratios::inputs::VerifiedInput {
+    verified(
+        "v5.1 summary_results.json",
+        scenario_ratios::inputs::InputKind::SummaryArray,
+        "example/inference_results_v5.1",
+        "summary_results.json",
+        &std::fs::read(fixture("previous_round").join("summary_results.json")).unwrap(),
+    )
+}
+
 /// Lays out a summary pair (and the hand-made Server log) as a mirror under `dir/mirror` and
 /// writes `dir/inputs.json` pinning them.
 /// The two hand-made LoadGen logs every fixture build cites.
@@ -52,6 +64,18 @@ fn hand_made_logs() -> [scenario_ratios::inputs::VerifiedInput; 2] {
 }
 
 pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
+    manifest_with(csv, json, previous_round(), Vec::new(), dir)
+}
+
+/// As [`manifest_for`], with the earlier round's summary `previous` and further inputs `extra`
+/// (its logs, say) pinned beside the summaries.
+pub fn manifest_with(
+    csv: &[u8],
+    json: &[u8],
+    previous: scenario_ratios::inputs::VerifiedInput,
+    extra: Vec<scenario_ratios::inputs::VerifiedInput>,
+    dir: &Path,
+) -> PathBuf {
     use scenario_ratios::inputs::InputKind;
     let files = [
         verified(
@@ -69,9 +93,12 @@ pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
             json,
         ),
     ];
-    // Every build checks the checker facts and the claims against the sources they cite.
+    // Every build checks the checker facts and the claims against the sources they cite, and
+    // reads the earlier round.
     let files: Vec<_> = files
         .into_iter()
+        .chain([previous])
+        .chain(extra)
         .chain(hand_made_logs())
         .chain(cited_sources())
         .collect();
@@ -187,6 +214,7 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
     inputs_of(
         files
             .into_iter()
+            .chain([previous_round()])
             .chain(hand_made_logs())
             .chain(cited_sources())
             .collect(),

@@ -1,8 +1,12 @@
-//! Load `summary.csv` and `summary.json` into typed rows and cross-check them.
+//! Load a round's summary into typed rows of the schema's 31 fields.
 //!
-//! The two files describe the same 31-field rows. Each cell keeps the raw CSV string and the typed
-//! value of the JSON file; the loader refuses any disagreement between the two, naming the row ID,
-//! the field and both values.
+//! v6.1's `summary.csv` and `summary.json` describe the same 31-field rows. Each cell keeps the raw
+//! CSV string and the typed value of the JSON file; the loader refuses any disagreement between
+//! the two, naming the row ID, the field and both values. A round whose summary is one JSON array
+//! in another schema (v5.1's) is read through its declaration in `data/rounds.json`
+//! ([`json_array`]); [`load_round`] reads either, as the round declares.
+
+pub mod json_array;
 
 use std::fmt;
 
@@ -65,6 +69,11 @@ fields! {
     WeightDataTypes => "weight_data_types",
     DesignPowerWatts => "design_power_watts",
     PrivateId => "PrivateID",
+}
+
+/// The schema's field names, in order (what `data/rounds.json` places for each round).
+pub fn schema_names() -> Vec<&'static str> {
+    Field::ALL.iter().map(|f| f.name()).collect()
 }
 
 /// Number of columns in both summary files.
@@ -167,11 +176,14 @@ impl Cell<'_> {
 
 /// One result row with all 31 cells. The raw texts live in one string with the field ends beside
 /// it, so a row is one allocation however many fields it has, and reading a field is one lookup.
+/// A round whose summary holds further fields of the pairing key keeps them in `extra`, in the
+/// order its declaration lists them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {
     pub id: RowId,
     raw: RawRecord,
     typed: [Typed; FIELD_COUNT],
+    extra: Box<[(Box<str>, Typed)]>,
 }
 
 /// The 31 raw CSV texts of a row, concatenated, with the end offset of each.
@@ -187,6 +199,20 @@ impl RawRecord {
         let mut text = String::with_capacity(rec.as_slice().len());
         let mut ends = [0u32; FIELD_COUNT];
         for (end, field) in ends.iter_mut().zip(rec.iter()) {
+            text.push_str(field);
+            *end = text.len() as u32;
+        }
+        RawRecord {
+            text: text.into_boxed_str(),
+            ends,
+        }
+    }
+
+    /// Packs 31 texts, in the schema's order.
+    fn of_texts(texts: &[String; FIELD_COUNT]) -> Self {
+        let mut text = String::with_capacity(texts.iter().map(String::len).sum());
+        let mut ends = [0u32; FIELD_COUNT];
+        for (end, field) in ends.iter_mut().zip(texts) {
             text.push_str(field);
             *end = text.len() as u32;
         }
@@ -239,15 +265,53 @@ impl SummaryRow {
     pub fn cells(&self) -> impl Iterator<Item = (Field, Cell<'_>)> {
         Field::ALL.iter().map(move |&f| (f, self.cell(f)))
     }
+
+    /// The further key fields of the row's round, raw text and typed value, in the declared
+    /// order (none for v6.1).
+    pub fn extra(&self) -> &[(Box<str>, Typed)] {
+        &self.extra
+    }
 }
 
-/// Both summary files, loaded and cross-checked.
+/// A round's summary, loaded and checked.
 #[derive(Debug, Clone)]
 pub struct Summary {
     pub rows: Vec<SummaryRow>,
+    /// The file errors about a row name (`summary.csv`, or the round's pinned summary).
+    pub file: String,
+    /// How the round's summary names each field of the schema, in [`Field::ALL`]'s order
+    /// (`None` where the round has no such field or derives it).
+    pub names: Vec<Option<String>>,
+    /// The round's further key fields, in the summary's names, in the order of each row's
+    /// [`SummaryRow::extra`].
+    pub extra_names: Vec<String>,
+    /// The schema's fields the round's summary has no value for (every row empty).
+    pub absent: Vec<Field>,
 }
 
 impl Summary {
+    /// A summary in the schema's own names, with no further key fields (v6.1's files).
+    pub fn in_schema(rows: Vec<SummaryRow>, file: &str) -> Summary {
+        Summary {
+            rows,
+            file: file.into(),
+            names: Field::ALL
+                .iter()
+                .map(|f| Some(f.name().to_string()))
+                .collect(),
+            extra_names: Vec::new(),
+            absent: Vec::new(),
+        }
+    }
+
+    /// How the round's summary names `field`, or the schema's name where it has none.
+    pub fn name(&self, field: Field) -> &str {
+        self.names
+            .get(field as usize)
+            .and_then(|n| n.as_deref())
+            .unwrap_or(field.name())
+    }
+
     /// The round every row belongs to (field `version`, such as `v6.1`): a summary covers one.
     pub fn round(&self) -> Result<&str> {
         let mut rounds = std::collections::BTreeSet::new();
@@ -260,13 +324,14 @@ impl Summary {
         match rounds.len() {
             1 => Ok(rounds.into_iter().next().unwrap_or_default()),
             0 => Err(Error::Summary {
-                file: "summary.csv".into(),
+                file: self.file.clone(),
                 message: "holds no result rows".into(),
             }),
             _ => Err(Error::Summary {
-                file: "summary.csv".into(),
+                file: self.file.clone(),
                 message: format!(
-                    "field `version`: the rows belong to more than one round ({}); a summary covers one",
+                    "field `{}`: the rows belong to more than one round ({}); a summary covers one",
+                    self.name(Field::Version),
                     rounds
                         .iter()
                         .map(|r| format!("{:?}", excerpt(r, 20)))
@@ -298,7 +363,117 @@ impl Default for FileNames<'_> {
 pub fn load(csv_bytes: &[u8], json_bytes: &[u8], names: FileNames<'_>) -> Result<Summary> {
     let csv_rows = parse_csv(csv_bytes, names.csv)?;
     let rows = parse_json_against(json_bytes, csv_rows, names)?;
-    Ok(Summary { rows })
+    let summary = Summary::in_schema(rows, names.csv);
+    no_space_twins(&summary)?;
+    Ok(summary)
+}
+
+/// Refuses two rows of one results folder (organisation and `Platform`) whose texts of one
+/// field differ only in their spaces (a no-break space for an ASCII one, a space at an end):
+/// they print alike, so the article would show one system's two rows as one, and they do not
+/// pair. A text with such a space and no twin in its folder is kept as written: v5.1 writes
+/// narrow no-break spaces, and two of its systems, in two folders, have names that differ only
+/// in a trailing space (the tables name each system's folder).
+pub(crate) fn no_space_twins(summary: &Summary) -> Result<()> {
+    type Seen<'a> = std::collections::HashMap<(&'a str, &'a str, Field, String), (&'a str, RowId)>;
+    let mut seen: Seen = Default::default();
+    for row in &summary.rows {
+        let folder = (row.raw(Field::Organization), row.raw(Field::Platform));
+        for &field in Field::ALL {
+            if row.typed(field) != Typed::Text {
+                continue;
+            }
+            let text = row.raw(field);
+            let folded = crate::base::text::spaces_folded(text);
+            match seen.entry((folder.0, folder.1, field, folded)) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    let (other, id) = *o.get();
+                    if other != text {
+                        return Err(Error::parse(
+                            &summary.file,
+                            format!("rows {id} and {}, field `{}`", row.id, summary.name(field)),
+                            format!(
+                                "{} and {} differ only in their spaces (a kind of space, or one at an end); they print alike, so they are refused",
+                                crate::base::text::quoted(other, EXCERPT),
+                                crate::base::text::quoted(text, EXCERPT)
+                            ),
+                        ));
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert((text, row.id));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The summary of the round `spec` declares, from its pinned inputs, in the format it declares;
+/// a row of another round is refused.
+pub fn load_round(
+    spec: &crate::project::rounds::RoundSpec,
+    inputs: &crate::inputs::Inputs,
+) -> Result<Summary> {
+    use crate::project::rounds::SummarySpec;
+    let kind = |input: &crate::inputs::VerifiedInput, kind: crate::inputs::InputKind| {
+        if input.pin.kind == kind {
+            Ok(())
+        } else {
+            Err(Error::Config {
+                file: crate::project::rounds::ROUNDS_PATH.into(),
+                message: format!(
+                    "round {}: its summary {} is pinned as {:?}, not {kind:?}",
+                    spec.round,
+                    crate::base::text::quoted(&input.pin.name, 200),
+                    input.pin.kind
+                ),
+            })
+        }
+    };
+    let summary = match &spec.summary {
+        SummarySpec::CsvJson { csv, json } => {
+            let (csv, json) = (inputs.named(csv)?, inputs.named(json)?);
+            kind(csv, crate::inputs::InputKind::SummaryCsv)?;
+            kind(json, crate::inputs::InputKind::SummaryJson)?;
+            if spec.missing != MISSING_SPELLINGS {
+                return Err(Error::Config {
+                    file: crate::project::rounds::ROUNDS_PATH.into(),
+                    message: format!(
+                        "round {}: a csv-json summary spells an empty value {MISSING_SPELLINGS:?}, as v6.1's files do; write that as its `missing`",
+                        spec.round
+                    ),
+                });
+            }
+            load(
+                &csv.bytes,
+                &json.bytes,
+                FileNames {
+                    csv: &csv.pin.name,
+                    json: &json.pin.name,
+                },
+            )?
+        }
+        SummarySpec::JsonArray { file } => {
+            let input = inputs.named(file)?;
+            kind(input, crate::inputs::InputKind::SummaryArray)?;
+            json_array::load(spec, &input.bytes, &input.pin.name)?
+        }
+    };
+    let round = summary.round()?;
+    if round != spec.round {
+        return Err(Error::Summary {
+            file: summary.file.clone(),
+            message: format!(
+                "field `{}`: its rows are of round {}, but {} declares it as round {}",
+                summary.name(Field::Version),
+                crate::base::text::quoted(round, 20),
+                crate::project::rounds::ROUNDS_PATH,
+                crate::base::text::quoted(&spec.round, 20)
+            ),
+        });
+    }
+    Ok(summary)
 }
 
 fn strip_bom(bytes: &[u8]) -> &[u8] {
@@ -533,37 +708,7 @@ fn cross_check(
         .zip(&fields)
         .zip(Field::ALL)
     {
-        if let Some((at, c)) = text
-            .chars()
-            .enumerate()
-            .find(|&(_, c)| is_refused_control(c))
-        {
-            return Err(Error::parse(
-                names.csv,
-                format!("row {id}, field `{}`", field.name()),
-                format!(
-                    "control character U+{:04X} at character {at}; control characters are refused (they would reach the article and pairs.csv)",
-                    c as u32
-                ),
-            ));
-        }
-        if let Some((at, c)) = text.chars().enumerate().find(|&(_, c)| is_bidi_control(c)) {
-            return Err(Error::parse(
-                names.csv,
-                format!("row {id}, field `{}`", field.name()),
-                format!(
-                    "bidirectional control U+{:04X} at character {at}; it would reorder what the article and pairs.csv show, so it is refused",
-                    c as u32
-                ),
-            ));
-        }
-        if let Some(why) = crate::base::text::lookalike(text) {
-            return Err(Error::parse(
-                names.csv,
-                format!("row {id}, field `{}`", field.name()),
-                why,
-            ));
-        }
+        check_text(names.csv, id, field.name(), text)?;
         *slot = agree(text, json).ok_or_else(|| {
             let json_text = json.as_str().map(str::to_string);
             Error::Disagree(Box::new(Disagreement {
@@ -582,7 +727,49 @@ fn cross_check(
             }))
         })?;
     }
-    Ok(SummaryRow { id, raw, typed })
+    Ok(SummaryRow {
+        id,
+        raw,
+        typed,
+        extra: Box::new([]),
+    })
+}
+
+/// A cell's text, unless it holds what the article must not show: a control character, a
+/// bidirectional control, or letters of one script dressed as another's.
+pub(crate) fn check_text(file: &str, id: RowId, field: &str, text: &str) -> Result<()> {
+    if let Some((at, c)) = text
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| is_refused_control(c))
+    {
+        return Err(Error::parse(
+            file,
+            format!("row {id}, field `{field}`"),
+            format!(
+                "control character U+{:04X} at character {at}; control characters are refused (they would reach the article and pairs.csv)",
+                c as u32
+            ),
+        ));
+    }
+    if let Some((at, c)) = text.chars().enumerate().find(|&(_, c)| is_bidi_control(c)) {
+        return Err(Error::parse(
+            file,
+            format!("row {id}, field `{field}`"),
+            format!(
+                "bidirectional control U+{:04X} at character {at}; it would reorder what the article and pairs.csv show, so it is refused",
+                c as u32
+            ),
+        ));
+    }
+    if let Some(why) = crate::base::text::lookalike(text) {
+        return Err(Error::parse(
+            file,
+            format!("row {id}, field `{field}`"),
+            why,
+        ));
+    }
+    Ok(())
 }
 
 /// The typed value of a cell when the CSV text and the JSON value agree, else `None`.
