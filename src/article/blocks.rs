@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use askama::Template;
 
 use super::catalogue::Blocks;
-use super::words::{count_word, list_words};
+use super::words::list_words;
 use super::{pair_of, template, ArticleData};
 use crate::analysis::{Pair, Step};
 use crate::base::error::Result;
@@ -18,7 +18,7 @@ use crate::evidence::{Check, CheckKind};
 use crate::inputs::PinnedInput;
 use crate::project::claims::{ClaimId, Note};
 
-/// A highlight row of figure 1's data table.
+/// A highlight row of figure 3's data table.
 pub struct HighlightRow {
     /// Escaped, with break opportunities.
     pub system: String,
@@ -34,8 +34,6 @@ pub struct HighlightRow {
 struct FigureHighlightsBlock<'a> {
     wide: &'a str,
     narrow: &'a str,
-    span: String,
-    span_count: String,
 }
 
 #[derive(Template)]
@@ -249,13 +247,14 @@ fn citation(data: &ArticleData<'_>) -> Result<String> {
 /// Every block the prose may place, by name.
 pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
     type Render = fn(&ArticleData<'_>) -> Result<String>;
-    let all: [(&str, Render); 20] = [
+    let all: [(&str, Render); 21] = [
         ("key-numbers", super::story_blocks::key_numbers),
         ("figure-highlights", figure_highlights),
         ("highlights", highlight_table),
         ("figure-pairs", figure_pairs),
         ("figure-systems", super::story_blocks::figure_systems),
         ("figure-factors", super::story_blocks::figure_factors),
+        ("factors-more", super::story_blocks::factors_more),
         ("systems", super::story_blocks::systems),
         ("comparisons", super::story_blocks::comparisons),
         ("logs", super::story_blocks::logs),
@@ -279,27 +278,19 @@ pub fn blocks(data: &ArticleData<'_>) -> Result<Blocks> {
     Ok(out)
 }
 
-/// Figure 1 in its two layouts, with the table of its numbers.
+/// Figure 3 in its two layouts, with the table of its numbers.
 fn figure_highlights(data: &ArticleData<'_>) -> Result<String> {
     let figures = data.figures;
     template(
         &FigureHighlightsBlock {
             wide: &figures.highlights.0,
             narrow: &figures.highlights_narrow.0,
-            span: points(data.highlights.span_pp),
-            span_count: count_word(
-                data.highlights
-                    .highlights
-                    .iter()
-                    .filter(|h| h.in_span)
-                    .count(),
-            )?,
         },
         "blocks/figure-highlights.html",
     )
 }
 
-/// Figure 1's numbers: each highlighted pair with its rows.
+/// Figure 3's numbers: each highlighted pair with its rows.
 fn highlight_table(data: &ArticleData<'_>) -> Result<String> {
     let a = data.analysis;
     let rows = data
@@ -321,7 +312,7 @@ fn highlight_table(data: &ArticleData<'_>) -> Result<String> {
     template(&HighlightsBlock { rows }, "blocks/highlights.html")
 }
 
-/// Figure 2 in its two layouts, with the medians by benchmark.
+/// Figure 6 in its two layouts, with the medians by benchmark.
 fn figure_pairs(data: &ArticleData<'_>) -> Result<String> {
     let figures = data.figures;
     let a = data.analysis;
@@ -849,7 +840,8 @@ fn download_list(data: &ArticleData<'_>) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{bibtex, count_word};
+    use super::bibtex;
+    use crate::article::words::count_word;
 
     #[test]
     fn the_bibtex_entry_escapes_tex_and_keys_on_name_year_and_first_word() {

@@ -212,7 +212,7 @@ pub struct RoundTable<'a> {
 
 /// `pairs.csv`: the rows of the pairs table, round by round (the article's first; a row names its
 /// round, and its row ids are its round summary's), with each row's folder in the results tree
-/// and the id of the highlight (figure 1's bar) a pair of the article's round is, if any. Text
+/// and the id of the highlight (figure 3's bar) a pair of the article's round is, if any. Text
 /// cells pass through [`spreadsheet_safe`].
 pub fn pairs_csv(
     rounds: &[RoundTable<'_>],

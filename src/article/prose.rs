@@ -166,11 +166,25 @@ fn substitute<'a>(
                 format!("placeholder {{{{{name}}}}} must stand alone in its own paragraph, with a blank line before and after it"),
             ));
         }
-        let value = values.get(name).ok_or_else(|| unknown(at, name, values))?;
-        used.insert(name.to_string());
+        // `{{name|whole}}`: the value with every number in it rounded to whole units, for
+        // the story, which claims no more precision than one run allows.
+        let (base, whole) = match name.strip_suffix("|whole") {
+            Some(base) => (base.trim_end(), true),
+            None => (name, false),
+        };
+        let value = values.get(base).ok_or_else(|| unknown(at, base, values))?;
+        used.insert(base.to_string());
         pieces.push(Piece::Value {
-            name: name.to_string(),
-            value: value.to_string(),
+            name: if whole {
+                format!("{base}|whole")
+            } else {
+                base.to_string()
+            },
+            value: if whole {
+                crate::base::number::rounded_in_text(value)
+            } else {
+                value.to_string()
+            },
         });
         rest = &after[end + 2..];
     }
@@ -750,5 +764,20 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<span data-value=\"n\">85.36"), "{html}");
+    }
+
+    #[test]
+    fn a_whole_placeholder_rounds_every_number_of_its_value_and_keeps_names() {
+        let v = vals(&[("s", "llama3.1-8b kept 93.84 % and 12.51 points")]);
+        let html = render_prose("{{s|whole}} / {{s}}", &v, &Blocks::new(), &[], &[])
+            .unwrap()
+            .html;
+        assert!(html.contains("<span data-value=\"s|whole\">"), "{html}");
+        assert!(html.contains("kept 94&nbsp;% and 13&nbsp;points"), "{html}");
+        assert!(html.contains("93.84&nbsp;%"), "{html}");
+        assert!(html.contains("llama3.1-8b"), "{html}");
+        // An unknown name is named without its filter.
+        let e = render_prose("{{t|whole}}", &v, &Blocks::new(), &[], &[]).unwrap_err();
+        assert!(e.to_string().contains("{{t}}"), "{e}");
     }
 }

@@ -1,5 +1,5 @@
 //! The earlier round on the page: the sentences that set it beside the article's round (each
-//! worded by the figures, from `templates/text/rounds-*.txt`), figure 5 with its table, and the
+//! worded by the figures, from `templates/text/rounds-*.txt`), figures 4 and 5, and the
 //! tables of the Method and the data page: how each round's summary gives the schema's fields,
 //! its filters step by step, its pairs, the results it submitted twice, and the systems found in
 //! both rounds.
@@ -37,10 +37,14 @@ struct Finding<'a> {
 #[derive(Template)]
 #[template(path = "text/rounds-mechanism.txt")]
 struct Mechanism<'a> {
+    /// Words how the ratios moved between the rounds, rather than the load's share.
+    change: bool,
     a: &'a AcrossRounds,
     benchmark: &'a str,
     /// The load's share of the lowest benchmark's gap in each round, earlier first.
     shares: Vec<(String, String)>,
+    /// Its median load in each round, earlier first.
+    loads: Vec<String>,
     /// The benchmark's median in each round, earlier first.
     medians: Option<[String; 2]>,
     /// Of the system-benchmark rows in both rounds, how many kept more in the article's round.
@@ -74,6 +78,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
         "rounds_finding",
         "rounds_split",
         "rounds_mechanism",
+        "rounds_change",
         "previous_pairs",
         "previous_duplicates",
         "previous_rows",
@@ -139,12 +144,46 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
         "rounds_mechanism",
         template(
             &Mechanism {
+                change: false,
                 a,
                 benchmark,
                 shares: a
                     .mechanism
                     .iter()
                     .filter_map(|m| Some((m.round.clone(), percent(m.shares?[0]))))
+                    .collect(),
+                loads: a
+                    .mechanism
+                    .iter()
+                    .filter_map(|m| m.median_load.map(percent))
+                    .collect(),
+                medians: a
+                    .medians
+                    .iter()
+                    .find(|m| m.benchmark == benchmark)
+                    .map(|m| m.median.map(percent)),
+                rose: rows.iter().filter(|b| b.current > b.previous).count(),
+                rows: rows.len(),
+            },
+            "text/rounds-mechanism.txt",
+        )?,
+    );
+    v.put(
+        "rounds_change",
+        template(
+            &Mechanism {
+                change: true,
+                a,
+                benchmark,
+                shares: a
+                    .mechanism
+                    .iter()
+                    .filter_map(|m| Some((m.round.clone(), percent(m.shares?[0]))))
+                    .collect(),
+                loads: a
+                    .mechanism
+                    .iter()
+                    .filter_map(|m| m.median_load.map(percent))
                     .collect(),
                 medians: a
                     .medians
@@ -195,13 +234,6 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
     Ok(())
 }
 
-/// One row of figure 5's table.
-struct RoundsRow {
-    label: String,
-    previous: String,
-    current: String,
-}
-
 #[derive(Template)]
 #[template(path = "blocks/figure-rounds.html")]
 struct FigureRounds<'a> {
@@ -209,7 +241,6 @@ struct FigureRounds<'a> {
     narrow: &'a str,
     previous: &'a str,
     current: &'a str,
-    rows: Vec<RoundsRow>,
 }
 
 /// How each field of the schema is read in each round.
@@ -255,9 +286,48 @@ struct AcrossSystems<'a> {
     rows: Vec<(String, String, String, String, String, String)>,
 }
 
-/// The earlier round's blocks: figure 5, the field mapping, its pairs and the systems in both
-/// rounds. Each is empty without an earlier round.
+#[derive(Template)]
+#[template(path = "blocks/figure-interactive.html")]
+struct FigureInteractive<'a> {
+    wide: &'a str,
+    narrow: &'a str,
+    /// Benchmark, pairs, Server median, Interactive median.
+    rows: Vec<(String, usize, String, String)>,
+}
+
+/// Figure 5 with its numbers; empty when no benchmark has both Server and Interactive pairs.
+fn figure_interactive(data: &ArticleData<'_>) -> Result<String> {
+    let Some((wide, narrow)) = &data.figures.interactive else {
+        return Ok(String::new());
+    };
+    let a = &data.analysis.interactive.server_alongside;
+    let rows = a
+        .benchmarks
+        .iter()
+        .filter_map(|s| {
+            let i = a.interactive.iter().find(|i| i.benchmark == s.benchmark)?;
+            Some((
+                s.benchmark.clone(),
+                i.pairs,
+                percent(s.median.0),
+                percent(i.median.0),
+            ))
+        })
+        .collect();
+    template(
+        &FigureInteractive {
+            wide: &wide.0,
+            narrow: &narrow.0,
+            rows,
+        },
+        "blocks/figure-interactive.html",
+    )
+}
+
+/// The earlier round's blocks: figure 4, the field mapping, its pairs and the systems in both
+/// rounds, each empty without an earlier round; and figure 5, the Interactive medians.
 pub fn blocks(data: &ArticleData<'_>, out: &mut Blocks) -> Result<()> {
+    out.insert("figure-interactive".into(), figure_interactive(data)?);
     let names = [
         "figure-rounds",
         "round-mapping",
@@ -271,44 +341,15 @@ pub fn blocks(data: &ArticleData<'_>, out: &mut Blocks) -> Result<()> {
         return Ok(());
     };
     let figure = match &data.figures.rounds {
-        Some((wide, narrow)) => {
-            let mut rows: Vec<RoundsRow> = a
-                .medians
-                .iter()
-                .map(|m| RoundsRow {
-                    label: format!(
-                        "{}, median of {} and {} pairs",
-                        m.benchmark, m.pairs[0], m.pairs[1]
-                    ),
-                    previous: percent(m.median[0]),
-                    current: percent(m.median[1]),
-                })
-                .collect();
-            for s in &a.systems {
-                for b in &s.benchmarks {
-                    rows.push(RoundsRow {
-                        label: format!(
-                            "{} · {}, {}",
-                            s.organization,
-                            s.system_name.trim(),
-                            b.benchmark
-                        ),
-                        previous: percent(b.previous),
-                        current: percent(b.current),
-                    });
-                }
-            }
-            template(
-                &FigureRounds {
-                    wide: &wide.0,
-                    narrow: &narrow.0,
-                    previous: &a.previous,
-                    current: &a.round,
-                    rows,
-                },
-                "blocks/figure-rounds.html",
-            )?
-        }
+        Some((wide, narrow)) => template(
+            &FigureRounds {
+                wide: &wide.0,
+                narrow: &narrow.0,
+                previous: &a.previous,
+                current: &a.round,
+            },
+            "blocks/figure-rounds.html",
+        )?,
         None => String::new(),
     };
     out.insert("figure-rounds".into(), figure);

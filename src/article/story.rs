@@ -76,6 +76,10 @@ impl SplitVerdict {
 struct Dek<'a> {
     lowest: &'a Lowest,
     round: &'a str,
+    /// Its median ratio.
+    median: String,
+    /// The lowest and the highest median of the other benchmarks.
+    others: Option<(String, String)>,
     /// Where it keeps the least in the earlier round, when one is declared.
     previous: Option<&'a crate::across::RoundLowest>,
     /// The lowest benchmark's median load, when the load carries more than half of its gap to
@@ -150,6 +154,24 @@ struct LowestTests<'a> {
     lowest: &'a Lowest,
     /// The sign tests by system, organisation and configuration, as the prose prints them.
     p: [String; 3],
+}
+
+#[derive(Template)]
+#[template(path = "text/lowest-chance.txt")]
+struct LowestChance<'a> {
+    lowest: &'a Lowest,
+    /// One in how many tries chance alone gives so lopsided a count, by organisation and by
+    /// hardware configuration.
+    one_in: [String; 2],
+}
+
+/// One in how many tries an event of probability `p` comes up, in whole tries.
+fn one_in(p: f64) -> String {
+    if p > 0.0 {
+        crate::base::number::grouped((1.0 / p).round(), 0)
+    } else {
+        "more than a billion".into()
+    }
 }
 
 #[derive(Template)]
@@ -336,6 +358,17 @@ struct LatencyWords<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "text/nearest-limit.txt")]
+struct NearestLimit<'a> {
+    nearest: &'a BenchmarkFactors,
+    /// Its median p99 TPOT as a share of its limit.
+    share: String,
+    others: Option<[String; 2]>,
+    also_lowest_load: bool,
+    limit: Option<String>,
+}
+
+#[derive(Template)]
 #[template(path = "text/target-step.txt")]
 struct TargetStep {
     whole: usize,
@@ -385,6 +418,18 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                     &Dek {
                         lowest: l,
                         round: &a.round,
+                        median: a
+                            .benchmarks
+                            .first()
+                            .map(|b| percent(b.median.0))
+                            .unwrap_or_default(),
+                        others: match a.benchmarks.get(1..) {
+                            Some([first, .., last]) => {
+                                Some((percent(first.median.0), percent(last.median.0)))
+                            }
+                            Some([only]) => Some((percent(only.median.0), percent(only.median.0))),
+                            _ => None,
+                        },
                         previous: data
                             .across
                             .first()
@@ -435,6 +480,19 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
                         ],
                     },
                     "text/lowest-tests.txt",
+                )?,
+            );
+            v.put(
+                "lowest_chance",
+                template(
+                    &LowestChance {
+                        lowest: l,
+                        one_in: [
+                            one_in(l.units.organizations.p_value),
+                            one_in(l.units.configurations.p_value),
+                        ],
+                    },
+                    "text/lowest-chance.txt",
                 )?,
             );
             let others_firm = found.comparisons.iter().any(|c| {
@@ -858,6 +916,19 @@ fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
             .filter_map(|f| f.median_ratio_near.zip(f.median_ratio_other))
             .collect();
         v.put(
+            "nearest_limit_sentence",
+            template(
+                &NearestLimit {
+                    nearest,
+                    share: percent(nearest.median_tpot_share),
+                    others: others.clone(),
+                    also_lowest_load: nearest.benchmark == low.benchmark,
+                    limit: limit.clone(),
+                },
+                "text/nearest-limit.txt",
+            )?,
+        );
+        v.put(
             "latency_sentence",
             template(
                 &LatencyWords {
@@ -1264,9 +1335,8 @@ mod tests {
         assert_eq!(
             shared,
             "X keeps the least on every one of the 5 systems that ran it beside another \
-             benchmark. It falls 1.00 to 3.00 points below each system's next-lowest benchmark, \
-             2.00 at the median; on 1 of them by less than two points, within the noise of a \
-             single run. Those systems are not 5 independent tests: they come from 3 \
+             benchmark. It falls 1.00 to 3.00 percentage points below each system's next-lowest \
+             benchmark, 2.00 at the median; on 1 of them by less than two points. Those systems are not 5 independent tests: they come from 3 \
              organisations and 2 hardware configurations, and partners often reuse one maker's \
              settings. Counted once per organisation, X keeps the least for 3 of 3; once per \
              configuration, for 1 of 2. All carry ACME accelerators, so the figures describe \

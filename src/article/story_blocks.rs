@@ -1,4 +1,5 @@
-//! The blocks of the story: the key numbers under the dek, figures 3 and 4 with their tables,
+//! The blocks of the story: the key numbers (a box the prose may place), figures 1 and 2 with
+//! their tables,
 //! and the data page's tables of the systems compared, the paired comparisons and every pair's
 //! log check.
 
@@ -60,7 +61,7 @@ struct FigureSystems<'a> {
     systems: usize,
 }
 
-/// Figure 3 in its two layouts; its table is on the data page.
+/// Figure 1 in its two layouts; its table is on the data page.
 pub fn figure_systems(data: &ArticleData<'_>) -> crate::Result<String> {
     let highlighted = highlighted_systems(data);
     template(
@@ -94,7 +95,7 @@ fn highlighted_systems(data: &ArticleData<'_>) -> Vec<(String, String)> {
         .collect()
 }
 
-/// One benchmark's factors, as figure 4's table prints them.
+/// One benchmark's factors, as figure 2's table prints them.
 struct FactorRow<'a> {
     f: &'a BenchmarkFactors,
     ratio: String,
@@ -105,7 +106,7 @@ struct FactorRow<'a> {
     tpot: String,
 }
 
-/// One benchmark's further figures, as the second table of figure 4 prints them.
+/// One benchmark's further figures, as the data page prints them.
 struct FactorMore {
     /// The benchmark, or the benchmark without its CPU-only pairs.
     label: String,
@@ -126,10 +127,15 @@ struct FigureFactors<'a> {
     wide: &'a str,
     narrow: &'a str,
     rows: Vec<FactorRow<'a>>,
+}
+
+#[derive(Template)]
+#[template(path = "blocks/factors-more.html")]
+struct FactorsMore {
     more: Vec<FactorMore>,
 }
 
-/// Figure 4 in its two layouts, with the medians of the factors by benchmark.
+/// Figure 2 in its two layouts, with the medians of the factors by benchmark.
 pub fn figure_factors(data: &ArticleData<'_>) -> crate::Result<String> {
     let rows = data
         .logs
@@ -145,6 +151,19 @@ pub fn figure_factors(data: &ArticleData<'_>) -> crate::Result<String> {
             tpot: percent(f.median_tpot_share),
         })
         .collect();
+    template(
+        &FigureFactors {
+            wide: &data.figures.factors.0,
+            narrow: &data.figures.factors_narrow.0,
+            rows,
+        },
+        "blocks/figure-factors.html",
+    )
+}
+
+/// The further figures of figure 2 by benchmark, for the data page: the pairs near a limit, the
+/// ratio without the drain, answer length, the target's step and each factor's share of the gap.
+pub fn factors_more(data: &ArticleData<'_>) -> crate::Result<String> {
     let dash = || "–".to_string();
     let shares =
         |s: Option<[f64; 3]>| s.map_or_else(|| [dash(), dash(), dash()], |s| s.map(percent));
@@ -176,15 +195,7 @@ pub fn figure_factors(data: &ArticleData<'_>) -> crate::Result<String> {
             });
         }
     }
-    template(
-        &FigureFactors {
-            wide: &data.figures.factors.0,
-            narrow: &data.figures.factors_narrow.0,
-            rows,
-            more,
-        },
-        "blocks/figure-factors.html",
-    )
+    template(&FactorsMore { more }, "blocks/factors-more.html")
 }
 
 /// One row of the systems table: a system and its ratio on each benchmark (a dash where it ran
@@ -202,7 +213,7 @@ struct Systems {
     rows: Vec<SystemRow>,
 }
 
-/// Figure 3's numbers: each system compared, its ratio on each benchmark.
+/// Figure 1's numbers: each system compared, its ratio on each benchmark.
 pub fn systems(data: &ArticleData<'_>) -> crate::Result<String> {
     let benchmarks: Vec<String> = data
         .analysis

@@ -54,8 +54,88 @@ pub fn coord(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
+/// `text` with every number in it rounded to whole units (`85.36 %` → `85 %`, `1,234.5` →
+/// `1,235`), for prose that should not claim more precision than one run allows. A run of digits
+/// that is part of a name (after a letter, a hyphen or a dot: `llama3.1-8b`, `gpt-oss-120b`,
+/// `v6.1`) is left as it is.
+pub fn rounded_in_text(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let starts_number = c.is_ascii_digit()
+            && i.checked_sub(1).is_none_or(|p| {
+                !(chars[p].is_alphanumeric() || matches!(chars[p], '-' | '.' | '_' | ','))
+            });
+        if !starts_number {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        // The number: digits with thousands commas, then a fraction.
+        let start = i;
+        while i < chars.len()
+            && (chars[i].is_ascii_digit()
+                || (chars[i] == ','
+                    && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+                    && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit())))
+        {
+            i += 1;
+        }
+        if chars.get(i) == Some(&'.') && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+            i += 1;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        let written: String = chars[start..i].iter().collect();
+        // Part of a name after all (`8b`, `70b-99.9`): kept as written.
+        let in_name = chars
+            .get(i)
+            .is_some_and(|c| c.is_alphabetic() || matches!(c, '-' | '_'));
+        match written.replace(',', "").parse::<f64>() {
+            Ok(x) if !in_name && written.contains('.') => {
+                let grouped_input = written.contains(',') || x >= 10_000.0;
+                out.push_str(&if grouped_input {
+                    grouped(x, 0)
+                } else {
+                    format!("{x:.0}")
+                });
+            }
+            _ => out.push_str(&written),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn numbers_in_a_text_round_to_whole_units_and_names_keep_theirs() {
+        assert_eq!(rounded_in_text("85.36\u{a0}%"), "85\u{a0}%");
+        assert_eq!(rounded_in_text("12.51"), "13");
+        assert_eq!(
+            rounded_in_text("from 86.87 % to 97.81 %"),
+            "from 87 % to 98 %"
+        );
+        assert_eq!(rounded_in_text("70,132.6 tokens/s"), "70,133 tokens/s");
+        assert_eq!(rounded_in_text("0.4 points"), "0 points");
+        // Whole numbers, and digits in names, stay as written.
+        assert_eq!(
+            rounded_in_text("all 23 systems, 1,448 rows"),
+            "all 23 systems, 1,448 rows"
+        );
+        assert_eq!(
+            rounded_in_text("llama3.1-8b, gpt-oss-120b, llama2-70b-99.9 and v6.1"),
+            "llama3.1-8b, gpt-oss-120b, llama2-70b-99.9 and v6.1"
+        );
+        assert_eq!(
+            rounded_in_text("B300-SXM-270GBx8 at 16.16"),
+            "B300-SXM-270GBx8 at 16"
+        );
+    }
     use super::*;
 
     #[test]

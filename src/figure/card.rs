@@ -1,4 +1,4 @@
-//! The page's social card: figure 1 as a 1200 × 630 PNG (the size link previews use), with the
+//! The page's social card: figure 3 as a 1200 × 630 PNG (the size link previews use), with the
 //! title and the byline, drawn at build time from the same bars as the figure. Text is drawn
 //! with Noto Sans (the `ttf-noto-sans` crate) through `ttf-parser`'s glyph outlines and
 //! `ab_glyph_rasterizer`'s coverage, built with its `libm` feature so every CPU takes the same
@@ -29,9 +29,14 @@ const TEXT: Rgb = Rgb(0x1f, 0x23, 0x28);
 const MUTED: Rgb = Rgb(0x57, 0x60, 0x6a);
 const GRID: Rgb = Rgb(0xd0, 0xd7, 0xde);
 const REFERENCE: Rgb = Rgb(0xcf, 0x22, 0x2e);
-/// A bar below 100 % and one above, as figure 1 draws them.
-pub const BAR: Rgb = Rgb(0x09, 0x69, 0xda);
-pub const BAR_OVER: Rgb = Rgb(0x1a, 0x7f, 0x37);
+/// Each benchmark's bar, by its place in the analysis's order (lowest median first), as figure 3
+/// draws them: `.sr-k0` to `.sr-k3` of `templates/svg-rules.css`.
+pub const BENCHMARK_COLOURS: [Rgb; 4] = [
+    Rgb(0xbf, 0x87, 0x00),
+    Rgb(0x1b, 0x7c, 0x83),
+    Rgb(0x09, 0x69, 0xda),
+    Rgb(0x82, 0x50, 0xdf),
+];
 
 /// A colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,7 +324,7 @@ pub fn card(
         MUTED,
     );
 
-    // The bars: labels end left of the plot, values start right of it, as in figure 1.
+    // The bars: labels end left of the plot, values start right of it, as in figure 3.
     let plot_x = 330.0;
     let plot_right = 1000.0;
     let max_pct = groups
@@ -350,7 +355,12 @@ pub fn card(
             for pct in (0..=(domain as i64)).step_by(20) {
                 c.vline(x_of(pct as f64), top - 5, bottom + 5, 1, 0, GRID);
             }
-            let colour = if bar.ratio.0 > 1.0 { BAR_OVER } else { BAR };
+            let k = analysis
+                .benchmarks
+                .iter()
+                .position(|b| b.benchmark == bar.pair.submission.benchmark)
+                .unwrap_or(0);
+            let colour = BENCHMARK_COLOURS[k % BENCHMARK_COLOURS.len()];
             c.rect(x_of(0.0), top, x_of(bar.ratio.percent()), bottom, colour);
             c.vline(x_of(100.0) - 1, top - 5, bottom + 5, 3, 6, REFERENCE);
             let baseline = y + bar_height / 2.0 + 9.0;

@@ -1,59 +1,52 @@
-//! Figure 4: why the ratio differs. For each benchmark, two strips of one mark per pair with
-//! both logs: the load its Server run was scheduled at, as a share of its Offline run's samples
-//! per second, and its p99 time per output token as a share of the limit its log states. A
-//! thick tick marks each strip's median; the line at 100 % is the Offline rate on the first
-//! strip and the limit on the second.
+//! Figure 2: the ratio follows the load. One mark per pair with both logs: across, the load its
+//! Server run was scheduled at, as a share of its Offline run's samples per second; up, its
+//! ratio. Each benchmark has its colour and shape (the colours of figure 1). A pair on the
+//! diagonal kept exactly the share of the Offline rate it was scheduled at; below it, the drain
+//! and answer length took a little more.
 
 use askama::Template;
 
-use super::{coord, fit, render, ticks, Layout, Svg};
+use super::{coord, render, shape, ticks, Layout, Svg};
 use crate::analysis::Analysis;
-use crate::base::error::{Error, Result};
+use crate::base::error::Result;
 use crate::base::number::percent;
 use crate::evidence::pair_logs::PairLogs;
 
-/// One strip of figure 4.
-pub struct Strip {
-    pub y: f64,
-    pub label: &'static str,
-    pub label_y: f64,
-    pub median: String,
-    /// The median's tick as path data.
-    pub median_d: String,
-}
-
-/// One benchmark of figure 4.
-pub struct FactorBand {
+/// The marks of one benchmark of figure 2, with its legend entry.
+pub struct LoadSeries {
+    /// The benchmark's place in the analysis's order: its colour and shape.
+    pub k: usize,
     pub label: String,
-    pub label_y: f64,
     pub pairs: usize,
-    pub strips: [Strip; 2],
-    /// Whether this benchmark's marks are drawn filled (the benchmark the title names).
-    pub named: bool,
-}
-
-/// The note under figure 4 when some shares lie beyond its axis.
-pub struct FactorsNote {
-    pub y: f64,
-    pub count: usize,
-}
-
-/// One mark of figure 4: its circle as path data.
-pub struct FactorMark {
+    pub median_load: String,
+    pub median_ratio: String,
+    /// Every mark of the benchmark, as one path.
     pub d: String,
-    pub named: bool,
+    /// The legend's mark, and where its words stand.
+    pub key_d: String,
+    pub key_x: f64,
+    pub key_y: f64,
+}
+
+/// A horizontal grid line with its label, at the left of the plot.
+pub struct YTick {
+    pub y: f64,
+    pub label: String,
 }
 
 #[derive(Template)]
 #[template(path = "figure-factors.svg")]
 pub struct FactorsFigure {
     pub frame: super::Frame,
-    pub strip_height: f64,
-    /// The width of a dot's stroke: its diameter.
-    pub dot_width: f64,
-    pub bands: Vec<FactorBand>,
-    pub marks: Vec<FactorMark>,
-    pub note: Option<FactorsNote>,
+    pub plot_top: f64,
+    pub series: Vec<LoadSeries>,
+    pub y_ticks: Vec<YTick>,
+    /// The diagonal, where the ratio equals the load, and the line of a ratio of 100 %.
+    pub diagonal_d: String,
+    pub hundred_y: f64,
+    /// Where the axis names stand.
+    pub x_name_y: f64,
+    pub note: Option<super::ClippedNote>,
 }
 
 super::framed!(FactorsFigure);
@@ -61,159 +54,144 @@ super::framed!(FactorsFigure);
 #[derive(Template)]
 #[template(path = "text/title-factors.txt")]
 struct TitleWords<'a> {
-    /// The benchmark scheduled furthest below its Offline rate at the median, and whether it
-    /// is also the one whose p99 TPOT sits nearest its limit.
+    /// The benchmark scheduled furthest below its Offline rate at the median.
     benchmark: &'a str,
-    also_nearest: bool,
+    /// The load carries more than half of the summed gap, on a log scale.
+    load_leads: bool,
 }
 
-/// The benchmark named by figure 4's title: the lowest median load, and whether it also has the
-/// highest median TPOT share.
-pub fn named(logs: &PairLogs) -> Option<(&str, bool)> {
-    let low = logs
-        .benchmarks
+/// The benchmark scheduled furthest below its Offline rate at the median.
+pub fn named(logs: &PairLogs) -> Option<&str> {
+    logs.benchmarks
         .iter()
-        .min_by(|a, b| a.median_load.total_cmp(&b.median_load))?;
-    let nearest = logs
-        .benchmarks
-        .iter()
-        .max_by(|a, b| a.median_tpot_share.total_cmp(&b.median_tpot_share))?;
-    Some((&low.benchmark, low.benchmark == nearest.benchmark))
+        .min_by(|a, b| a.median_load.total_cmp(&b.median_load))
+        .map(|b| b.benchmark.as_str())
 }
 
-/// Figure 4 in `layout`.
+/// Figure 2 in `layout`.
 pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<Svg> {
     let width = layout.width();
     let narrow = layout == Layout::Narrow;
-    // (left and right of the plot, top, strip height, gap between strips, gap between bands,
-    // room for a label above a strip, room for the benchmark's label above its band)
-    let (plot_x, plot_right, top, strip_height, strip_gap, band_gap, strip_label, band_label) =
-        match layout {
-            Layout::Wide => (340.0, 730.0, 58.0, 24.0, 4.0, 16.0, 0.0, 0.0),
-            Layout::Narrow => (16.0, 320.0, 60.0, 22.0, 2.0, 12.0, 16.0, 18.0),
-        };
-    let scale = super::Scale {
-        x: plot_x,
-        right: plot_right,
-        lo: 0.0,
-        hi: 110.0,
+    // (left, right and top of the plot, its height, mark radius)
+    let (plot_x, plot_right, top, side, r) = match layout {
+        Layout::Wide => (64.0, 464.0, 62.0, 400.0, 4.2),
+        Layout::Narrow => (44.0, 320.0, 66.0, 276.0, 3.6),
     };
+    let axis_y = top + side;
+    let points: Vec<(usize, f64, f64)> = logs
+        .pairs
+        .iter()
+        .filter_map(|p| {
+            let k = analysis
+                .benchmarks
+                .iter()
+                .position(|b| b.benchmark == p.benchmark)?;
+            p.factors
+                .as_ref()
+                .map(|f| (k, f.load * 100.0, p.ratio * 100.0))
+        })
+        .collect();
+    let scale = super::Scale::around(
+        plot_x,
+        plot_right,
+        points.iter().flat_map(|(_, x, y)| [*x, *y]),
+    );
     let (lo, hi) = (scale.lo, scale.hi);
-    let dot = if narrow { 3.2 } else { 3.6 };
     let x_of = |pct: f64| scale.x_of(pct);
-    let name = named(logs);
-    let mut y = top;
-    let mut bands = Vec::new();
-    let mut marks = Vec::new();
-    let mut spans = Vec::new();
-    // The benchmarks in the analysis's order (lowest median ratio first).
-    for b in &analysis.benchmarks {
+    let y_of = |pct: f64| axis_y - side * (pct.clamp(lo, hi) - lo) / (hi - lo);
+    let mut series = Vec::new();
+    // The legend: beside the plot when wide, under it on a phone, two to a line.
+    for (k, b) in analysis.benchmarks.iter().enumerate() {
         let Some(f) = logs.benchmarks.iter().find(|f| f.benchmark == b.benchmark) else {
             continue;
         };
-        let is_named = name.is_some_and(|(n, _)| n == f.benchmark);
-        y += band_label;
-        let band_top = y;
-        let mut strips = Vec::new();
-        for (k, (label, median)) in [
-            ("scheduled ÷ Offline rate", f.median_load),
-            ("p99 TPOT ÷ its limit", f.median_tpot_share),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            y += strip_label;
-            let centre = y + strip_height / 2.0;
-            spans.push((y, y + strip_height));
-            strips.push(Strip {
-                y: coord(centre),
-                label,
-                // On a phone the label stands above its strip, its descenders clear of the grid.
-                label_y: coord(if narrow { y - 5.0 } else { centre + 4.5 }),
-                median: percent(median),
-                median_d: super::stroke(
-                    x_of(median * 100.0),
-                    centre - strip_height / 2.0 + 2.0,
-                    centre + strip_height / 2.0 - 2.0,
-                ),
-            });
-            let members = logs
-                .pairs
-                .iter()
-                .filter(|p| p.benchmark == f.benchmark)
-                .filter_map(|p| p.factors.as_ref());
-            let spread = strip_height / 2.0 - 4.0;
-            for (i, x) in members.enumerate() {
-                let v = if k == 0 { x.load } else { x.tpot_share };
-                let offset = [0.0, -spread / 2.0, spread / 2.0, -spread, spread][i % 5];
-                marks.push(FactorMark {
-                    d: super::dot(x_of(v * 100.0), centre + offset),
-                    named: is_named,
-                });
-            }
-            y += strip_height + strip_gap;
+        let mut d = String::new();
+        for (_, x, y) in points.iter().filter(|(j, _, _)| *j == k) {
+            // Whole pixels: a mark is several pixels wide, and the page is smaller for it.
+            d.push_str(&shape(
+                k,
+                x_of(*x).round(),
+                y_of(*y).round(),
+                if k == 0 { r + 0.6 } else { r },
+            ));
         }
-        let [first, second]: [Strip; 2] = strips.try_into().map_err(|_| Error::Template {
-            template: "figure 4".into(),
-            message: "two strips per benchmark".into(),
-        })?;
-        bands.push(FactorBand {
-            label: fit(&f.benchmark, if narrow { 30 } else { 22 }),
-            label_y: coord(if narrow {
-                band_top - 4.0
-            } else {
-                first.label_y
-            }),
+        let n = series.len();
+        let (key_x, key_y) = if narrow {
+            (10.0, axis_y + 58.0 + 20.0 * n as f64)
+        } else {
+            (plot_right + 36.0, top + 24.0 + 44.0 * n as f64)
+        };
+        series.push(LoadSeries {
+            k,
+            label: f.benchmark.clone(),
             pairs: f.pairs,
-            strips: [first, second],
-            named: is_named,
+            median_load: percent(f.median_load),
+            median_ratio: percent(f.median_ratio),
+            d,
+            key_d: shape(k, key_x + 6.0, key_y - 4.0, r + 0.6),
+            key_x: coord(key_x + 16.0),
+            key_y: coord(key_y),
         });
-        y += band_gap;
     }
-    let axis_y = coord(y - band_gap + 2.0);
-    let clipped = logs
-        .pairs
+    let last_key = series.last().map_or(axis_y, |s| s.key_y);
+    let bottom = if narrow {
+        last_key + 16.0
+    } else {
+        axis_y + 44.0
+    };
+    let clipped = points
         .iter()
-        .filter_map(|p| p.factors.as_ref())
-        .flat_map(|f| [f.load, f.tpot_share])
-        .filter(|v| v * 100.0 > hi)
+        .filter(|(_, x, y)| *x > hi || *y > hi || *x < lo || *y < lo)
         .count();
-    let note = (clipped > 0).then(|| FactorsNote {
-        y: coord(axis_y + 40.0),
-        count: clipped,
-    });
-    let ticks = ticks(lo, hi, 10.0, 20.0, x_of);
-    let title_text = match name {
-        Some((benchmark, also_nearest)) => crate::base::template::render(
+    let note = super::clipped_note(clipped, bottom + 18.0);
+    let step = if narrow { 20.0 } else { 10.0 };
+    let x_ticks = ticks(lo, hi, 10.0, step, x_of);
+    let y_ticks = ticks(lo, hi, 10.0, step, |v| v)
+        .into_iter()
+        .filter(|t| !t.label.is_empty())
+        .map(|t| YTick {
+            y: coord(y_of(t.x)),
+            label: t.label,
+        })
+        .collect();
+    let title_text = match named(logs) {
+        Some(benchmark) => crate::base::template::render(
             &TitleWords {
                 benchmark,
-                also_nearest,
+                load_leads: logs.log_shares.is_some_and(|s| s[0] > 0.5),
             },
             "text/title-factors.txt",
         )?,
         None => String::from("No pair has both logs"),
     };
-    let spans = super::merged(spans);
     render(
         &FactorsFigure {
             frame: super::Frame::new(
-                4,
+                2,
                 layout,
                 &title_text,
                 (
                     width,
-                    coord(axis_y + if note.is_some() { 50.0 } else { 30.0 }),
+                    coord(bottom + if note.is_some() { 38.0 } else { 12.0 }),
                 ),
-                scale.plot(axis_y),
-                ticks,
-                &spans,
+                scale.plot(coord(axis_y)),
+                x_ticks,
+                &[(top, axis_y)],
             ),
-            strip_height,
-            dot_width: 2.0 * dot,
-            bands,
-            marks,
+            plot_top: top,
+            series,
+            y_ticks,
+            diagonal_d: format!(
+                "M{} {}L{} {}",
+                coord(x_of(lo)),
+                coord(y_of(lo)),
+                coord(x_of(hi)),
+                coord(y_of(hi))
+            ),
+            hundred_y: coord(y_of(100.0)),
+            x_name_y: coord(axis_y + 34.0),
             note,
         },
-        "figure 4",
+        "figure 2",
     )
 }

@@ -1,8 +1,11 @@
-//! The article's two figures as SVG, laid out here from the results and
-//! drawn by the templates `templates/figure-highlights.svg` and `templates/figure-pairs.svg`.
+//! The article's figures as SVG, laid out here from the results and drawn by the templates
+//! `templates/figure-*.svg`: figure 1, every system (`systems`); figure 2, the load against the
+//! ratio (`factors`); figure 3, the highlighted pairs, and figure 6, every pair (here); figures 4
+//! and 5, two values per row (`rounds`); and the social card (`card`). Within each, one colour
+//! and shape means one benchmark.
 //!
-//! Figure 1 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped
-//! by system. Figure 2 draws every matched pair as one mark, one band per benchmark. Each figure
+//! Figure 3 draws one bar per highlighted pair (Server as % of Offline of that same pair), grouped
+//! by system. Figure 6 draws every matched pair as one mark, one band per benchmark. Each figure
 //! has two layouts: a wide one (the standalone file, desktops, print) and a narrow one for phones,
 //! where labels sit above the bars and bands instead of beside them, so every label stays legible
 //! at the width of the screen. Axes are bounded whatever the data hold. Every string that comes
@@ -83,12 +86,15 @@ impl Layout {
     }
 }
 
-/// The four figures in both layouts.
+/// The six figures in both layouts.
 #[derive(Debug, Clone)]
 pub struct Figures {
     /// Figure 5, the earlier round beside the article's, in both layouts: `None` without an
     /// earlier round that shares a benchmark.
     pub rounds: Option<(Svg, Svg)>,
+    /// Figure 5, the benchmarks' medians under Server and Interactive limits on the same
+    /// systems, when a benchmark has both.
+    pub interactive: Option<(Svg, Svg)>,
     pub highlights: Svg,
     pub highlights_narrow: Svg,
     pub pairs: Svg,
@@ -99,7 +105,7 @@ pub struct Figures {
     pub factors_narrow: Svg,
 }
 
-/// Draws the four figures in both layouts.
+/// Draws the six figures in both layouts.
 pub fn figures(
     analysis: &Analysis,
     h: &Highlights,
@@ -129,8 +135,11 @@ pub fn figures(
         }
         None => None,
     };
+    let interactive = rounds::interactive(&analysis.interactive, Layout::Wide)?
+        .zip(rounds::interactive(&analysis.interactive, Layout::Narrow)?);
     Ok(Figures {
         rounds,
+        interactive,
         highlights: highlights(analysis, h, Layout::Wide)?,
         highlights_narrow: highlights(analysis, h, Layout::Narrow)?,
         pairs: all_pairs(analysis, h, Layout::Wide)?,
@@ -216,10 +225,8 @@ pub struct LegendItem {
 /// What a legend entry stands for: `templates/legend.svg` draws its swatch and words its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LegendKind {
-    /// The 100 % line of figures 1 and 2.
+    /// The 100 % line of figures 3 and 6.
     Reference,
-    BarBelow,
-    BarAbove,
     Mark,
     MarkHighlighted,
     MarkCpuOnly,
@@ -249,7 +256,7 @@ fn legend(layout: Layout, y: f64, entries: &[(LegendKind, f64)]) -> (Vec<LegendI
     (items, bottom)
 }
 
-/// One bar of figure 1, with its label and value already placed.
+/// One bar of figure 3, with its label and value already placed.
 pub struct Bar {
     pub y: f64,
     pub width: f64,
@@ -266,9 +273,11 @@ pub struct Bar {
     pub value_y: f64,
     pub tooltip: String,
     pub over_100: bool,
+    /// The benchmark's place in the analysis's order: its colour, as in figures 1 and 2.
+    pub k: usize,
 }
 
-/// The bracket under figure 1's span group, and its words.
+/// The bracket under figure 3's span group, and its words.
 pub struct SpanMark {
     pub d: String,
     pub text: String,
@@ -276,7 +285,7 @@ pub struct SpanMark {
     pub y: f64,
 }
 
-/// A group heading of figure 1: the system's name (the summary's `SystemName`, the one name the
+/// A group heading of figure 3: the system's name (the summary's `SystemName`, the one name the
 /// article gives a system), on one line or, when narrow, on up to two, on a row of its own that
 /// no line crosses.
 pub struct GroupHeading {
@@ -382,12 +391,15 @@ fn fit_width(label: &str, width: f64, font_px: f64, bold: bool) -> String {
     format!("{}…", cut.trim_end())
 }
 
-/// What the four figures' drawings share: the `<svg>`'s id and class, its title and the layout
+/// What the figures' drawings share: the `<svg>`'s id and class, its title and the layout
 /// it was drawn for, its size, where the subtitle sits, the plot's left and right edges and its
 /// axis, and the grid, the 100 % line and the ticks. Each figure holds one and derefs to it, so
 /// that its template reads these as its own (as Askama's template inheritance does).
 pub struct Frame {
     pub id: String,
+    /// The text description's id: the wide drawing's, which the narrow one shares (one of the
+    /// two is shown, and the description is the same).
+    pub desc_id: String,
     pub class: &'static str,
     pub title: Title,
     pub narrow: bool,
@@ -479,8 +491,9 @@ impl Frame {
         let narrow = layout == Layout::Narrow;
         Frame {
             id: format!("fig{number}{}", layout.suffix()),
+            desc_id: format!("fig{number}-desc"),
             class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
-            title: title(title_text, layout, 48),
+            title: title(title_text, layout, 44),
             narrow,
             width,
             height,
@@ -527,14 +540,14 @@ fn title(text: &str, layout: Layout, max: usize) -> Title {
     }
 }
 
-/// One bar of figure 1 before layout: a highlighted pair's model and ratio.
+/// One bar of figure 3 before layout: a highlighted pair's model and ratio.
 pub struct BarData<'a> {
     pub pair: &'a Pair,
     pub model: &'a str,
     pub ratio: Ratio,
 }
 
-/// Figure 1's bars before layout, one group per system in the highlights' order: what the
+/// Figure 3's bars before layout, one group per system in the highlights' order: what the
 /// figure and the social card both draw.
 pub struct BarGroup<'a> {
     pub system: &'a str,
@@ -550,7 +563,7 @@ pub fn bar_groups<'a>(
     let mut current: Option<(&str, &str)> = None;
     for h in &highlights.highlights {
         let pair = analysis.pair(h.offline_id).ok_or_else(|| Error::NoPair {
-            context: "figure 1",
+            context: "figure 3",
             highlight: h.label.clone(),
         })?;
         let key = (
@@ -594,7 +607,7 @@ pub struct HighlightsFigure {
 
 framed!(HighlightsFigure);
 
-/// Figure 1: one bar per highlighted pair, grouped by system. Labels sit left of the plot (wide)
+/// Figure 3: one bar per highlighted pair, grouped by system. Labels sit left of the plot (wide)
 /// or on a row of their own above each bar (narrow), values in a column right of it, and the
 /// grid and the 100 % line are drawn only along the rows of bars: no line crosses a label.
 pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
@@ -665,6 +678,11 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
                 value_y: coord(middle),
                 tooltip: tooltip(bar.pair)?,
                 over_100: bar.ratio.0 > 1.0,
+                k: analysis
+                    .benchmarks
+                    .iter()
+                    .position(|b| b.benchmark == bar.pair.submission.benchmark)
+                    .unwrap_or(0),
             });
             y += bar_height + bar_gap;
         }
@@ -705,26 +723,19 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
     let axis_y = coord(y - bar_gap / 2.0 + 2.0);
     let ticks = ticks(0.0, domain, 20.0, 20.0, x_of);
     let rows = merged(rows);
-    let (legend, bottom) = legend(
-        layout,
-        axis_y + 46.0,
-        &[
-            (LegendKind::Reference, 320.0),
-            (LegendKind::BarBelow, 120.0),
-            (LegendKind::BarAbove, 120.0),
-        ],
-    );
+    let (legend, bottom) = legend(layout, axis_y + 46.0, &[(LegendKind::Reference, 320.0)]);
     let note = clipped_note(clipped, bottom + 20.0);
     let title_text = template::render(
         &HighlightsTitle {
-            span: points(highlights.span_pp),
+            // In whole points, as the story gives it; the bracket's label keeps the digits.
+            span: format!("{:.0}", highlights.span_pp),
         },
         "text/title-highlights.txt",
     )?;
     render(
         &HighlightsFigure {
             frame: Frame::new(
-                1,
+                3,
                 layout,
                 &title_text,
                 (
@@ -742,11 +753,11 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
             legend,
             note,
         },
-        "figure 1",
+        "figure 3",
     )
 }
 
-/// One mark of figure 2.
+/// One mark of figure 6.
 pub struct Mark {
     /// Its outline as path data: a circle, or for a CPU-only system a diamond. The marks of one
     /// kind are drawn as one path, so the page holds a few elements, not one per pair.
@@ -768,6 +779,38 @@ pub fn circle(x: f64, y: f64, r: f64) -> String {
     )
 }
 
+/// A mark's shape, by the benchmark's place among the others.
+pub const SHAPES: usize = 4;
+
+/// The path of shape `k` (0 circle, 1 square, 2 triangle, 3 diamond) of radius `r` at (x, y).
+pub fn shape(k: usize, x: f64, y: f64, r: f64) -> String {
+    let (x, y) = (coord(x), coord(y));
+    match k % SHAPES {
+        0 => format!(
+            "M{} {y}a{r} {r} 0 1 0 {} 0a{r} {r} 0 1 0{} 0z",
+            coord(x - r),
+            2.0 * r,
+            -2.0 * r
+        ),
+        1 => format!(
+            "M{} {}h{}v{}h{}z",
+            coord(x - r * 0.9),
+            coord(y - r * 0.9),
+            coord(1.8 * r),
+            coord(1.8 * r),
+            coord(-1.8 * r)
+        ),
+        2 => format!(
+            "M{x} {}l{} {}h{}z",
+            coord(y - r * 1.1),
+            coord(r * 1.1),
+            coord(r * 1.9),
+            coord(-2.2 * r)
+        ),
+        _ => format!("M{x} {}l{r} {r}-{r} {r}-{r}-{r}z", coord(y - r)),
+    }
+}
+
 /// A dot at (x, y) as path data: a stroke of no length, which a path drawn with round caps and
 /// a stroke as wide as the dot (`.sr-dots`) shows as a disc. A few characters a mark, where a
 /// circle takes forty.
@@ -785,7 +828,7 @@ pub fn stroke(x: f64, y1: f64, y2: f64) -> String {
     format!("M{} {}V{}", coord(x), coord(y1), coord(y2))
 }
 
-/// One benchmark band of figure 2.
+/// One benchmark band of figure 6.
 pub struct Band {
     /// Centre of the strip of marks.
     pub y: f64,
@@ -845,7 +888,7 @@ pub fn square(x: f64, y: f64, r: f64) -> String {
     )
 }
 
-/// Figure 2: every matched pair as one mark, one band per benchmark, highlights emphasised.
+/// Figure 6: every matched pair as one mark, one band per benchmark, highlights emphasised.
 /// Band labels sit left of the plot (wide) or on a row above each strip (narrow); the grid and
 /// the 100 % line run along the strips only, and each median tick is drawn over the marks but
 /// under the highlighted ones, which stay whole where they sit on a median.
@@ -1008,7 +1051,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
     render(
         &PairsFigure {
             frame: Frame::new(
-                2,
+                6,
                 layout,
                 &title_text,
                 (
@@ -1028,7 +1071,7 @@ pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -
             named,
             note,
         },
-        "figure 2",
+        "figure 6",
     )
 }
 

@@ -1,4 +1,4 @@
-//! Figure 3: the benchmark that keeps the least, system by system. One row per system that ran
+//! Figure 1: the benchmark that keeps the least, system by system. One row per system that ran
 //! the lowest-median benchmark beside at least one other (each once), one mark per benchmark it
 //! ran; the lowest-median benchmark's mark is filled, each other benchmark has a shape of its
 //! own, and a line joins the filled mark to the lowest of the others. Rows are ordered by the
@@ -7,53 +7,22 @@
 
 use askama::Template;
 
-use super::{coord, fit_width, render, ticks, Layout, Svg};
+use super::{coord, fit_width, render, shape, ticks, Layout, Svg};
 use crate::analysis::Analysis;
 use crate::base::error::Result;
 use crate::base::number::percent;
 
-/// A mark's shape, by the benchmark's place among the others.
-const SHAPES: usize = 4;
-
-/// The path of shape `k` (0 circle, 1 square, 2 triangle, 3 diamond) of radius `r` at (x, y).
-fn shape(k: usize, x: f64, y: f64, r: f64) -> String {
-    let (x, y) = (coord(x), coord(y));
-    match k % SHAPES {
-        0 => format!(
-            "M{} {y}a{r} {r} 0 1 0 {} 0a{r} {r} 0 1 0 {} 0z",
-            coord(x - r),
-            2.0 * r,
-            -2.0 * r
-        ),
-        1 => format!(
-            "M{} {}h{}v{}h{}z",
-            coord(x - r * 0.9),
-            coord(y - r * 0.9),
-            coord(1.8 * r),
-            coord(1.8 * r),
-            coord(-1.8 * r)
-        ),
-        2 => format!(
-            "M{x} {}l{} {}h{}z",
-            coord(y - r * 1.1),
-            coord(r * 1.1),
-            coord(r * 1.9),
-            coord(-2.2 * r)
-        ),
-        _ => format!("M{x} {}l{r} {r}-{r} {r}-{r}-{r}z", coord(y - r)),
-    }
-}
-
-/// One mark of figure 3.
+/// One mark of figure 1.
 pub struct SystemMark {
     pub d: String,
-    /// The lowest-median benchmark's mark (filled).
-    pub lowest: bool,
+    /// The benchmark's place in the analysis's order: its colour (as in figure 2).
+    pub k: usize,
 }
 
-/// One row of figure 3.
+/// One row of figure 1.
 pub struct SystemRow {
     pub label: String,
+    pub label_x: f64,
     pub label_y: f64,
     /// The system's name in full and its ratios, for the text description.
     pub words: String,
@@ -67,7 +36,7 @@ pub struct SystemRow {
 /// One entry of the legend: the shape and its benchmark.
 pub struct ShapeKey {
     pub d: String,
-    pub lowest: bool,
+    pub k: usize,
     pub label: String,
     pub x: f64,
     pub y: f64,
@@ -81,6 +50,8 @@ pub struct SystemsFigure {
     pub rows: Vec<SystemRow>,
     pub marks: Vec<SystemMark>,
     pub keys: Vec<ShapeKey>,
+    /// The height of a highlighted row's shading.
+    pub band_height: f64,
     pub note: Option<super::ClippedNote>,
 }
 
@@ -94,7 +65,7 @@ struct TitleWords<'a> {
     systems: usize,
 }
 
-/// The systems of figure 3: for each, its name, whether it is a highlighted system, and its
+/// The systems of figure 1: for each, its name, whether it is a highlighted system, and its
 /// ratio on each benchmark it ran, in the analysis's order of benchmarks.
 pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<SystemRatios> {
     let order: Vec<&str> = analysis
@@ -143,7 +114,7 @@ pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<System
     out
 }
 
-/// A system of figure 3 and its ratios by benchmark (index in the analysis's order, ratio).
+/// A system of figure 1 and its ratios by benchmark (index in the analysis's order, ratio).
 pub struct SystemRatios {
     pub name: String,
     /// The organisation first, then the system's name: what the drawing's row shows, cut to fit.
@@ -152,7 +123,7 @@ pub struct SystemRatios {
     pub ratios: Vec<(usize, f64)>,
 }
 
-/// Figure 3 in `layout`.
+/// Figure 1 in `layout`.
 pub fn systems(
     analysis: &Analysis,
     highlighted: &[(String, String)],
@@ -170,8 +141,40 @@ pub fn systems(
     // (left and right of the plot, first row, row height, mark radius)
     let (plot_x, plot_right, top, row_height, r) = match layout {
         Layout::Wide => (270.0, 730.0, 58.0, 21.0, 5.0),
-        Layout::Narrow => (22.0, 320.0, 60.0, 15.0, 4.2),
+        Layout::Narrow => (22.0, 320.0, 60.0, 28.0, 4.2),
     };
+    // The legend above the rows, so that a phone shows it before them: one key per benchmark,
+    // two to a line on a phone.
+    let mut keys = Vec::new();
+    for (b, name) in order.iter().enumerate() {
+        let (kx, ky) = if narrow {
+            (
+                10.0 + 160.0 * (b % 2) as f64,
+                top + 8.0 + 18.0 * (b / 2) as f64,
+            )
+        } else {
+            (
+                10.0 + order[..b]
+                    .iter()
+                    .map(|n| 40.0 + 8.0 * n.chars().count() as f64)
+                    .sum::<f64>(),
+                top + 8.0,
+            )
+        };
+        keys.push(ShapeKey {
+            d: shape(b, kx + 12.0, ky - 4.0, if b == 0 { r + 1.0 } else { r }),
+            k: b,
+            label: name.to_string(),
+            x: coord(kx + 24.0),
+            y: coord(ky),
+        });
+    }
+    let top = top
+        + if narrow {
+            18.0 * order.len().div_ceil(2) as f64 + 6.0
+        } else {
+            24.0
+        };
     let scale = super::Scale::around(
         plot_x,
         plot_right,
@@ -186,8 +189,12 @@ pub fn systems(
     let mut spans = Vec::new();
     let mut lowest_on = 0;
     for (i, s) in systems.iter().enumerate() {
-        let y = top + row_height * (i as f64 + 0.5);
-        spans.push((y - row_height / 2.0, y + row_height / 2.0));
+        // On a phone the name stands above the marks, on a halo that hides the grid behind it.
+        let y = top + row_height * (i as f64 + 0.5) + if narrow { 6.0 } else { 0.0 };
+        spans.push((
+            y - row_height / 2.0 - if narrow { 6.0 } else { 0.0 },
+            y + row_height / 2.0 - if narrow { 6.0 } else { 0.0 },
+        ));
         let own = s
             .ratios
             .iter()
@@ -210,8 +217,13 @@ pub fn systems(
             .join(", ");
         rows.push(SystemRow {
             // Right-aligned 8 px left of the plot, 13 px type, 4 px clear of the drawing's edge.
-            label: fit_width(&s.label, plot_x - 12.0, 13.0, s.highlighted),
-            label_y: coord(y + 4.5),
+            label: if narrow {
+                fit_width(&s.label, width - 20.0, 12.0, s.highlighted)
+            } else {
+                fit_width(&s.label, plot_x - 12.0, 13.0, s.highlighted)
+            },
+            label_x: if narrow { 10.0 } else { coord(plot_x - 8.0) },
+            label_y: coord(if narrow { y - 9.0 } else { y + 4.5 }),
             words: format!("{}: {words}", s.name),
             gap_d: format!(
                 "M{} {}H{}",
@@ -219,7 +231,7 @@ pub fn systems(
                 coord(y),
                 coord(x_of(next * 100.0))
             ),
-            band_y: coord(y - 8.0),
+            band_y: coord(if narrow { y - 20.0 } else { y - 8.0 }),
             highlighted: s.highlighted,
         });
         // The others first, the filled mark over them.
@@ -227,12 +239,13 @@ pub fn systems(
         row.sort_by_key(|(b, _)| *b == 0);
         for (b, v) in row {
             marks.push(SystemMark {
-                d: if *b == 0 {
-                    shape(0, x_of(v * 100.0), y, r + 1.0)
-                } else {
-                    shape(b - 1, x_of(v * 100.0), y, r)
-                },
-                lowest: *b == 0,
+                d: shape(
+                    *b,
+                    x_of(v * 100.0).round(),
+                    y.round(),
+                    if *b == 0 { r + 1.0 } else { r },
+                ),
+                k: *b,
             });
         }
     }
@@ -240,29 +253,7 @@ pub fn systems(
     let axis_y = coord(bottom_rows + 2.0);
     let step = if narrow { 20.0 } else { 10.0 };
     let ticks = ticks(lo, hi, 10.0, step, x_of);
-    // The legend: one key per benchmark, the filled one first.
-    let mut keys = Vec::new();
-    let (mut kx, mut ky) = (10.0, axis_y + 44.0);
-    for (b, name) in order.iter().enumerate() {
-        let d = if b == 0 {
-            shape(0, kx + 12.0, ky - 4.0, r + 1.0)
-        } else {
-            shape(b - 1, kx + 12.0, ky - 4.0, r)
-        };
-        keys.push(ShapeKey {
-            d,
-            lowest: b == 0,
-            label: name.to_string(),
-            x: coord(kx + 24.0),
-            y: coord(ky),
-        });
-        if narrow {
-            ky += 18.0;
-        } else {
-            kx += 40.0 + 8.0 * name.chars().count() as f64;
-        }
-    }
-    let bottom = if narrow { ky - 18.0 } else { ky };
+    let bottom = axis_y + 22.0;
     let clipped = systems
         .iter()
         .flat_map(|s| &s.ratios)
@@ -281,7 +272,7 @@ pub fn systems(
     render(
         &SystemsFigure {
             frame: super::Frame::new(
-                3,
+                1,
                 layout,
                 &title_text,
                 (
@@ -296,8 +287,9 @@ pub fn systems(
             rows,
             marks,
             keys,
+            band_height: if narrow { row_height } else { 16.0 },
             note,
         },
-        "figure 3",
+        "figure 1",
     )
 }

@@ -138,16 +138,16 @@ try {
         await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
         await page.goto(url, { waitUntil: "load" });
         await page.screenshot({ path: path.join(outDir, `${target.name}-first-screen-${width}-${scheme}.png`) });
-        // The first screen, as the page loads: where the title, the standfirst and figure 1's
-        // bars end, and the page's height.
+        // The first screen, as the page loads: where the title and the standfirst end, where
+        // figure 1 begins, and the page's height.
         const first = await page.evaluate(() => {
           const bottom = (e) => (e ? Math.round(e.getBoundingClientRect().bottom + scrollY) : null);
-          const bars = [...document.querySelectorAll("#figure-1 svg g > rect")].filter((r) => r.getBoundingClientRect().width > 0);
+          const top = (e) => (e ? Math.round(e.getBoundingClientRect().top + scrollY) : null);
+          const figure = [...document.querySelectorAll("#figure-1 svg")].find((s) => s.getBoundingClientRect().width > 0);
           return {
             title_bottom: bottom(document.querySelector("h1")),
             standfirst_bottom: bottom(document.querySelector("p.lede")),
-            figure_1_bars: bars.length,
-            figure_1_bars_bottom: bars.length ? Math.max(...bars.map(bottom)) : null,
+            figure_1_top: top(figure),
             page_height: document.documentElement.scrollHeight,
           };
         });
@@ -288,6 +288,8 @@ try {
                 const [x0, x1] = [Math.min(a.x, b.x) - w, Math.max(a.x, b.x) + w];
                 const [y0, y1] = [Math.min(a.y, b.y) - w, Math.max(a.y, b.y) + w];
                 for (const [t, tb] of labels) {
+                  // A label on a halo, drawn after the line, paints the line out under it.
+                  if (t.classList.contains("sr-halo") && l.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING) continue;
                   const dx = Math.min(x1, tb.right) - Math.max(x0, tb.left);
                   const dy = Math.min(y1, tb.bottom) - Math.max(y0, tb.top);
                   if (dx > 0.5 && dy > 0.5) {

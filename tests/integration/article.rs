@@ -59,13 +59,18 @@ fn prose_numbers_follow_a_hand_made_results_set() {
         // Medians: llama3.1-8b 68 % (40, 96), deepseek-r1 76 % (85, 70, 76), llama2-70b-99.9
         // 86.5 % (98, 75), gpt-oss-120b 95 % (95, 102, 80). The lowest, llama3.1-8b, ran beside
         // no other benchmark on one system: Acme's CPU box and Beta's llama system run it alone.
-        "llama3.1-8b keeps the least of its Offline throughput under Server limits at the median; no system ran it beside another benchmark.",
+        // The story rounds them: the others' medians run from deepseek-r1's 76 % to gpt-oss-120b's
+        // 95 %.
+        "At the median, llama3.1-8b keeps 68 % of its Offline throughput in the Server test, the other models 76 % to 95 %; no system ran it beside another benchmark.",
         "No system ran llama3.1-8b beside another benchmark, so its place cannot be compared system by system.",
         // The B300's three: 85, 95, 98: a span of 13 points. The GB200's two, 76 and 102, lie 26
         // apart: wider.
-        "It kept 98.00 % of its Offline throughput on llama2-70b-99.9 and 95.00 % on gpt-oss-120b. On deepseek-r1 it kept 85.00 %. That is a spread of 13.00 percentage points within one system's results.",
-        "The NVIDIA GB200 NVL72 shows a wider gap: 76.00 % on deepseek-r1 against 102.00 % on gpt-oss-120b. Its gpt-oss-120b Server run reports 2.00 % more than its Offline run.",
-        "Across 10 pairs the ratio runs from 40.00 % to 102.00 %. By benchmark, the median runs from 68.00 % for llama3.1-8b to 95.00 % for gpt-oss-120b. In one pair, the Server run reports more than the Offline run.",
+        "On one system, the benchmarks lie 13 points apart",
+        "It kept 98 % of its Offline throughput on llama2-70b-99.9, 95 % on gpt-oss-120b and 85 % on deepseek-r1.",
+        "The NVIDIA GB200 NVL72 below it shows a wider gap, down to 76 % on deepseek-r1.",
+        "The NVIDIA GB200 NVL72's gpt-oss-120b Server run reports 2.00 % more than its Offline run.",
+        "Across 10 pairs the ratio runs from 40.00 % to 102.00 %. By benchmark, the median runs from 68.00 % for llama3.1-8b to 95.00 % for gpt-oss-120b.",
+        "In one pair, the Server run reports more than the Offline run.",
         "One pair comes from a system without accelerators, all on llama3.1-8b; they include the lowest ratio of all, 40.00 %. Without them the llama3.1-8b median is 96.00 % rather than 68.00 %",
         "By median the benchmarks then run deepseek-r1, llama2-70b-99.9, gpt-oss-120b and llama3.1-8b, lowest first, instead of llama3.1-8b, deepseek-r1, llama2-70b-99.9 and gpt-oss-120b",
         // The other three, system by system: llama2-70b-99.9 above deepseek-r1 on the B300 (98,
@@ -78,12 +83,11 @@ fn prose_numbers_follow_a_hand_made_results_set() {
         // equations: benchmark effects −9, +6.33 and +2.67 points; F(2, 3) = 7.38 and 5.26, whose
         // tails (1 + 2F/3)^(−3/2) are 0.07 and 0.11: neither significant at 1 %.
         "A least-squares fit on 8 pairs of 3 systems splits each ratio into a system part and a benchmark part. Neither part is significant given the other. The F test counts the pairs as independent, which they are not. So the benchmark part is also tested by shuffling each system's ratios among its own benchmarks, 10,000 times with the SplitMix64 generator from seed 20261206:",
-        "With the system held fixed, deepseek-r1 sits 9.00 points below the benchmarks' average.",
+        "With the system held fixed, deepseek-r1 sits 9 points below the benchmarks' average.",
         // Every group of one benchmark and hardware: 23, 22 and 15 points.
         "In 3 such groups the ratio spreads by 22.00 points at the median.",
         // The checker's facts: TPOT 80 ms (deepseek-r1, gpt-oss-120b), 100, 200; Interactive 15.
         "The limits themselves differ by benchmark: the TPOT limit is 80 ms for deepseek-r1 and gpt-oss-120b, 100 ms for llama3.1-8b and 200 ms for llama2-70b-99.9.",
-        "One such run pairs with an Offline run of its system.",
         "The Interactive limits are tighter. Their TPOT limit falls from 80 ms to 15 ms for gpt-oss-120b.",
         "The summary lists 25 result rows: 24 in the closed division and 1 in the open division.",
         "The rule yields 10 complete pairs. Exactly one eligible row stays unmatched. Row 10 is the Offline row of Acme’s “Acme Box” on llama2-70b-99.9. No Server row has the same 27 key fields. The summary holds no Server row of this system and model at all.",
@@ -93,7 +97,7 @@ fn prose_numbers_follow_a_hand_made_results_set() {
     }
     // None of the real data's figures leak into an article built from other data. The source notes
     // quote the pinned rules, whatever the data, so their line numbers are left out.
-    let notes_start = page.find("Each note gives the pinned file").unwrap();
+    let notes_start = page.find("Each note gives the pinned lines").unwrap();
     let notes_end = notes_start + page[notes_start..].find("Cite it").unwrap();
     let page = format!("{}{}", &page[..notes_start], &page[notes_end..]);
     for real in [
@@ -429,14 +433,15 @@ fn the_ordering_sentence_follows_the_data() {
 fn a_wrong_value_in_the_lede_fails_the_build_check() {
     let mut d = build("base");
     let html = text(&d, "article.html");
-    // The lede says 85.00 % for B300 deepseek-r1 (850 / 1000); make it say 84.00 %, leaving the
-    // tables and figures (which also print 85.00 %) as they are.
-    // (The page writes the no-break space before `%` as `&nbsp;`.)
-    let span = "<span data-value=\"hl.b300_deepseek.ratio\">85.00&nbsp;%</span>";
+    // The story says 85 % for B300 deepseek-r1 (850 / 1000, rounded by
+    // `{{hl.b300_deepseek.ratio|whole}}`); make it say 84 %, leaving the tables and figures
+    // (which print 85.00 %) as they are. (The page writes the no-break space before `%` as
+    // `&nbsp;`.)
+    let span = "<span data-value=\"hl.b300_deepseek.ratio|whole\">85&nbsp;%</span>";
     assert!(html.contains(span));
     let wrong = html.replacen(
         span,
-        "<span data-value=\"hl.b300_deepseek.ratio\">84.00&nbsp;%</span>",
+        "<span data-value=\"hl.b300_deepseek.ratio|whole\">84&nbsp;%</span>",
         1,
     );
     assert!(
@@ -462,7 +467,7 @@ fn a_wrong_value_in_the_lede_fails_the_build_check() {
     assert_eq!(
         c.detail,
         // Quoted as Rust's `{:?}` does, so no value can break the line: the no-break space shows.
-        r#"{{hl.b300_deepseek.ratio}} shows "84.00\u{a0}%" but results.json gives "85.00\u{a0}%""#
+        r#"{{hl.b300_deepseek.ratio|whole}} shows "84\u{a0}%" but results.json gives "85\u{a0}%""#
     );
     // The untouched page passes the same check.
     d = build("base");
@@ -503,11 +508,11 @@ fn prose_that_states_a_direction_fails_when_the_data_turn() {
     );
 }
 
-/// A screen reader hears figure 1 through its description: every bar is named by its system's one
+/// A screen reader hears figure 3 through its description: every bar is named by its system's one
 /// name (`SystemName`) and its model, so two bars of one model on different systems are told
 /// apart.
 #[test]
-fn figure_1_describes_each_bar_by_its_system_and_model() {
+fn figure_3_describes_each_bar_by_its_system_and_model() {
     // Two systems of one name would make bars alike: the base fixture's names differ.
     let d = build("base");
     let results: serde_json::Value =
@@ -515,7 +520,7 @@ fn figure_1_describes_each_bar_by_its_system_and_model() {
     let highlights = results["highlights"].as_array().unwrap();
     for file in ["article.html", "scenario-ratios.svg"] {
         let svg = text(&d, file);
-        let start = svg.find("-desc\">").unwrap() + "-desc\">".len();
+        let start = svg.find("fig3-desc\">").unwrap() + "fig3-desc\">".len();
         let desc = &svg[start..start + svg[start..].find("</desc>").unwrap()];
         let bars: Vec<&str> = desc
             .split_once("Offline throughput. ")
@@ -967,7 +972,7 @@ fn svg_fill(class: &str) -> [u8; 3] {
 }
 
 #[test]
-fn the_social_card_is_figure_1_as_a_1200_by_630_png() {
+fn the_social_card_is_figure_3_as_a_1200_by_630_png() {
     let d = build("base");
     let (width, height, pixels) = decode_png(d.get("scenario-ratios-card.png").unwrap());
     assert_eq!(
@@ -983,33 +988,59 @@ fn the_social_card_is_figure_1_as_a_1200_by_630_png() {
         .iter()
         .map(|h| h["ratio"].as_f64().unwrap())
         .collect();
-    // Figure 1's bar colours, as its stylesheet sets them.
-    let (below, above) = (svg_fill("sr-bar"), svg_fill("sr-bar-over"));
+    // Each highlight's colour: its benchmark's place among results.json's benchmarks (ordered
+    // by median), as figure 3's stylesheet colours it.
+    let order: Vec<&str> = results["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["benchmark"].as_str().unwrap())
+        .collect();
+    let colours: Vec<[u8; 3]> = (0..4).map(|k| svg_fill(&format!("sr-k{k}"))).collect();
+    let expected_colours: Vec<[u8; 3]> = results["highlights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let pair = results["pairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["offline_id"] == h["offline_id"])
+                .unwrap();
+            let benchmark = pair["benchmark"].as_str().unwrap();
+            colours[order.iter().position(|b| *b == benchmark).unwrap()]
+        })
+        .collect();
     // Along each line of pixels, the extent of the bar colours (first to last such pixel: the
-    // dashed 100 % line may cross a bar), and whether the last is the colour above 100 %.
-    let runs: Vec<(usize, bool)> = pixels
+    // dashed 100 % line may cross a bar), and the colour of its first pixel.
+    let runs: Vec<(usize, [u8; 3])> = pixels
         .iter()
         .map(|row| {
-            let is_bar = |p: &[u8; 3]| *p == below || *p == above;
+            let is_bar = |p: &[u8; 3]| colours.contains(p);
             match (row.iter().position(is_bar), row.iter().rposition(is_bar)) {
-                (Some(first), Some(last)) => (last - first + 1, row[last] == above),
-                _ => (0, false),
+                (Some(first), Some(last)) => (last - first + 1, row[first]),
+                _ => (0, [0, 0, 0]),
             }
         })
         .collect();
     // A bar is a band of consecutive lines holding at least 10 pixels of bar: one per
-    // highlight, in their order, its length in proportion to the ratio, its colour by 100 %.
-    let mut bars: Vec<(usize, bool)> = Vec::new();
+    // highlight, in their order, its length in proportion to the ratio, its colour its
+    // benchmark's.
+    let mut bars: Vec<(usize, [u8; 3])> = Vec::new();
     let mut inside = false;
-    for &(run, over) in &runs {
+    for &(run, colour) in &runs {
         if run >= 10 && !inside {
-            bars.push((run, over));
+            bars.push((run, colour));
         }
         inside = run >= 10;
     }
     assert_eq!(bars.len(), ratios.len(), "one bar per highlight: {bars:?}");
-    for (i, ((len, over), ratio)) in bars.iter().zip(&ratios).enumerate() {
-        assert_eq!(*over, *ratio > 1.0, "bar {i}'s colour, ratio {ratio}");
+    for (i, ((len, colour), ratio)) in bars.iter().zip(&ratios).enumerate() {
+        assert_eq!(
+            *colour, expected_colours[i],
+            "bar {i}'s colour, ratio {ratio}"
+        );
         // Lengths in whole pixels: each within 2 pixels of the first bar's length scaled.
         let expected = bars[0].0 as f64 * ratio / ratios[0];
         assert!(
@@ -1048,22 +1079,22 @@ fn no_line_breaks_between_a_number_and_its_unit() {
     assert!(joined > 50, "only {joined} joined units");
 }
 
-/// Figure 2, in both drawings of the page and the standalone file: a highlighted mark is drawn
+/// Figure 6, in both drawings of the data page and the standalone file: a highlighted mark is drawn
 /// after every median tick, so a highlight sitting on its benchmark's median stays whole, and
 /// every mark lies inside the band it belongs to.
 #[test]
-fn figure_2_keeps_highlights_whole_and_marks_inside_their_bands() {
+fn figure_6_keeps_highlights_whole_and_marks_inside_their_bands() {
     let d = build("base");
-    let page = text(&d, "article.html");
+    let page = text(&d, "data.html");
     let start = page.find("<svg").unwrap();
     let drawings: Vec<String> = page[start..]
         .split("<svg")
         .skip(1)
         .map(|s| format!("<svg{}", &s[..s.find("</svg>").unwrap() + "</svg>".len()]))
-        .filter(|s| s.contains("aria-labelledby=\"fig2"))
+        .filter(|s| s.contains("aria-labelledby=\"fig6"))
         .chain([text(&d, "ratios-by-model.svg")])
         .collect();
-    assert_eq!(drawings.len(), 3, "wide, narrow and standalone figure 2");
+    assert_eq!(drawings.len(), 3, "wide, narrow and standalone figure 6");
     // The top and bottom of each mark drawn by one subpath of `d`: a dot of the marks' path
     // (`M x yh0`, as wide as the stroke), a circle (`M x y a r …`, its centre at y), a square
     // (`M x y h s v s …`) or a diamond (`M x y l r r …`, its top at y).

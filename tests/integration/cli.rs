@@ -15,6 +15,27 @@ fn pct2(v: &Value) -> String {
 }
 
 /// The figures of the original article (issue 2's acceptance list), recomputed from the real data.
+/// The published article stays light for a phone: at most 150 KB of HTML and 1,500 elements,
+/// figures and folded appendices included (counted by html5ever, as a browser parses the page).
+#[test]
+fn the_real_article_is_at_most_150_kb_and_1500_elements() {
+    let html = std::fs::read_to_string(support::built().join("article.html")).unwrap();
+    assert!(
+        html.len() <= 150_000,
+        "article.html is {} bytes",
+        html.len()
+    );
+    let doc = scraper::Html::parse_document(&html);
+    let elements = doc
+        .tree
+        .values()
+        .filter(|n| matches!(n, scraper::Node::Element(_)))
+        .count();
+    assert!(elements <= 1500, "article.html holds {elements} elements");
+    // Not vacuous: the page holds its figures and tables.
+    assert!(elements > 500, "{elements} elements");
+}
+
 #[test]
 fn real_build_reproduces_the_article_figures() {
     let r = results(support::built());
