@@ -360,6 +360,7 @@ struct LatencyWords<'a> {
 #[derive(Template)]
 #[template(path = "text/nearest-limit.txt")]
 struct NearestLimit<'a> {
+    round: &'a str,
     nearest: &'a BenchmarkFactors,
     /// Its median p99 TPOT as a share of its limit.
     share: String,
@@ -606,7 +607,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> crate::Result<()> {
             "text/interactive-pairs.txt",
         )?,
     );
-    mechanism(v, data.logs)?;
+    mechanism(v, data.logs, &data.analysis.round)?;
     tpot_limits(v, data)?;
     interactive_limits(v, data)?;
     logs(v, data)?;
@@ -807,7 +808,7 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> crate::Result<()> 
 
 /// The ratio taken apart: the factors' medians, the drain, the load, the latency limits, the
 /// target's step.
-fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
+fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> crate::Result<()> {
     v.put("with_factors", logs.with_factors.to_string());
     v.put("why_heading", why_heading(logs.log_shares)?);
     let b = &logs.benchmarks;
@@ -919,6 +920,7 @@ fn mechanism(v: &mut Values, logs: &PairLogs) -> crate::Result<()> {
             "nearest_limit_sentence",
             template(
                 &NearestLimit {
+                    round,
                     nearest,
                     share: percent(nearest.median_tpot_share),
                     others: others.clone(),
