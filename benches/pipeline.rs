@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use divan::{black_box, Bencher};
 use scenario_ratios::inputs::{self, AcquireOptions, InputKind, Inputs};
 use scenario_ratios::project::Project;
-use scenario_ratios::{analysis, article, figure, highlight, package, pipeline, summary, synth};
+use scenario_ratios::{analysis, article, highlight, package, pipeline, summary, synth};
 
 fn project() -> &'static Project {
     static P: OnceLock<Project> = OnceLock::new();
@@ -84,7 +84,7 @@ fn scope_and_matching(b: Bencher) {
 #[divan::bench]
 fn svg_figures(b: Bencher) {
     let c = computed();
-    b.bench(|| figure::figures(&c.analysis, &c.highlights, &c.logs, &c.across).unwrap());
+    b.bench(|| c.figures().unwrap());
 }
 
 #[divan::bench]
@@ -98,7 +98,7 @@ fn social_card(b: Bencher) {
 #[divan::bench]
 fn article_rendering(b: Bencher) {
     let c = computed();
-    let figures = figure::figures(&c.analysis, &c.highlights, &c.logs, &c.across).unwrap();
+    let figures = c.figures().unwrap();
     let downloads = article::blocks::downloads(
         &pipeline::render_data(c, &figures).unwrap(),
         scenario_ratios::base::layout::OutputFile::ALL,
@@ -150,7 +150,7 @@ fn whole_pipeline_in_process(b: Bencher) {
     b.with_inputs(|| fragment().copy())
         .bench_local_values(|vendored| {
             let c = pipeline::compute(Project::load(root).unwrap(), real_inputs()).unwrap();
-            let figures = figure::figures(&c.analysis, &c.highlights, &c.logs, &c.across).unwrap();
+            let figures = c.figures().unwrap();
             let data = pipeline::render_data(&c, &figures).unwrap();
             let sources = package::source_files(root).unwrap();
             let package = pipeline::stage_package(

@@ -87,6 +87,13 @@ pub struct Computed {
     pub across: Vec<crate::across::AcrossRounds>,
 }
 
+impl Computed {
+    /// The figures of these results, in both layouts.
+    pub fn figures(&self) -> Result<Figures> {
+        figure::figures(&self.analysis, &self.highlights, &self.logs, &self.across)
+    }
+}
+
 pub use crate::across::RoundResults;
 
 /// Reads the summary of the round `spec` declares from the verified inputs, analyses it and
@@ -287,12 +294,7 @@ pub fn render_pages(computed: &Computed, figures: &Figures, listed: &Dist) -> Re
 
 /// The data files, figures and article in memory, without the bundle (for tests and benches).
 pub fn render(computed: &Computed) -> Result<Dist> {
-    let figures = figure::figures(
-        &computed.analysis,
-        &computed.highlights,
-        &computed.logs,
-        &computed.across,
-    )?;
+    let figures = computed.figures()?;
     let data = render_data(computed, &figures)?;
     let pages = render_pages(computed, &figures, &data)?;
     data.merged(pages)
@@ -428,12 +430,7 @@ impl Reuse {
         }
         let computed = compute(project, inputs)?;
         timings.lap("load, cross-check, analyse, evidence");
-        let figures = figure::figures(
-            &computed.analysis,
-            &computed.highlights,
-            &computed.logs,
-            &computed.across,
-        )?;
+        let figures = computed.figures()?;
         let dist = render_data(&computed, &figures)?;
         timings.lap("data files and figures");
         self.data = self.keep.then(|| Data {

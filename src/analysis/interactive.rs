@@ -170,6 +170,20 @@ pub struct Alongside {
     pub interactive: Vec<BenchmarkStats>,
 }
 
+impl Alongside {
+    /// Each benchmark with both: its Server figures and its Interactive figures, in the order of
+    /// the Server medians.
+    pub fn both(&self) -> impl Iterator<Item = (&BenchmarkStats, &BenchmarkStats)> {
+        self.benchmarks.iter().filter_map(|s| {
+            let i = self
+                .interactive
+                .iter()
+                .find(|i| i.benchmark == s.benchmark)?;
+            Some((s, i))
+        })
+    }
+}
+
 impl InteractiveAnalysis {
     /// The Interactive pair of the submission whose Offline row is `offline_id`.
     pub fn pair(&self, offline_id: RowId) -> Option<&InteractivePair> {

@@ -168,23 +168,16 @@ fn substitute<'a>(
         }
         // `{{name|whole}}`: the value with every number in it rounded to whole units, for
         // the story, which claims no more precision than one run allows.
-        let (base, whole) = match name.strip_suffix("|whole") {
-            Some(base) => (base.trim_end(), true),
-            None => (name, false),
-        };
+        let (base, whole) = crate::base::number::without_whole(name);
         let value = values.get(base).ok_or_else(|| unknown(at, base, values))?;
         used.insert(base.to_string());
         pieces.push(Piece::Value {
             name: if whole {
-                format!("{base}|whole")
+                format!("{base}{}", crate::base::number::WHOLE)
             } else {
                 base.to_string()
             },
-            value: if whole {
-                crate::base::number::rounded_in_text(value)
-            } else {
-                value.to_string()
-            },
+            value: crate::base::number::shown(value, whole),
         });
         rest = &after[end + 2..];
     }

@@ -140,61 +140,38 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
     );
     let rows: Vec<&crate::across::BothRatios> =
         a.systems.iter().flat_map(|s| &s.benchmarks).collect();
+    // One set of figures, worded twice: the load's share (`rounds_mechanism`) and how the
+    // ratios moved (`rounds_change`).
+    let mut words = Mechanism {
+        change: false,
+        a,
+        benchmark,
+        shares: a
+            .mechanism
+            .iter()
+            .filter_map(|m| Some((m.round.clone(), percent(m.shares?[0]))))
+            .collect(),
+        loads: a
+            .mechanism
+            .iter()
+            .filter_map(|m| m.median_load.map(percent))
+            .collect(),
+        medians: a
+            .medians
+            .iter()
+            .find(|m| m.benchmark == benchmark)
+            .map(|m| m.median.map(percent)),
+        rose: rows.iter().filter(|b| b.current > b.previous).count(),
+        rows: rows.len(),
+    };
     v.put(
         "rounds_mechanism",
-        template(
-            &Mechanism {
-                change: false,
-                a,
-                benchmark,
-                shares: a
-                    .mechanism
-                    .iter()
-                    .filter_map(|m| Some((m.round.clone(), percent(m.shares?[0]))))
-                    .collect(),
-                loads: a
-                    .mechanism
-                    .iter()
-                    .filter_map(|m| m.median_load.map(percent))
-                    .collect(),
-                medians: a
-                    .medians
-                    .iter()
-                    .find(|m| m.benchmark == benchmark)
-                    .map(|m| m.median.map(percent)),
-                rose: rows.iter().filter(|b| b.current > b.previous).count(),
-                rows: rows.len(),
-            },
-            "text/rounds-mechanism.txt",
-        )?,
+        template(&words, "text/rounds-mechanism.txt")?,
     );
+    words.change = true;
     v.put(
         "rounds_change",
-        template(
-            &Mechanism {
-                change: true,
-                a,
-                benchmark,
-                shares: a
-                    .mechanism
-                    .iter()
-                    .filter_map(|m| Some((m.round.clone(), percent(m.shares?[0]))))
-                    .collect(),
-                loads: a
-                    .mechanism
-                    .iter()
-                    .filter_map(|m| m.median_load.map(percent))
-                    .collect(),
-                medians: a
-                    .medians
-                    .iter()
-                    .find(|m| m.benchmark == benchmark)
-                    .map(|m| m.median.map(percent)),
-                rose: rows.iter().filter(|b| b.current > b.previous).count(),
-                rows: rows.len(),
-            },
-            "text/rounds-mechanism.txt",
-        )?,
+        template(&words, "text/rounds-mechanism.txt")?,
     );
     v.put("previous_pairs", r.analysis.counts.pairs.to_string());
     v.put(
@@ -300,18 +277,18 @@ fn figure_interactive(data: &ArticleData<'_>) -> Result<String> {
     let Some((wide, narrow)) = &data.figures.interactive else {
         return Ok(String::new());
     };
-    let a = &data.analysis.interactive.server_alongside;
-    let rows = a
-        .benchmarks
-        .iter()
-        .filter_map(|s| {
-            let i = a.interactive.iter().find(|i| i.benchmark == s.benchmark)?;
-            Some((
+    let rows = data
+        .analysis
+        .interactive
+        .server_alongside
+        .both()
+        .map(|(s, i)| {
+            (
                 s.benchmark.clone(),
                 i.pairs,
                 percent(s.median.0),
                 percent(i.median.0),
-            ))
+            )
         })
         .collect();
     template(

@@ -54,6 +54,28 @@ pub fn coord(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
+/// The filter of a placeholder that shows its value with every number rounded to whole units
+/// (`{{name|whole}}`): the prose writes it, the build's check of rendered values reads it back.
+pub const WHOLE: &str = "|whole";
+
+/// A placeholder's name without its [`WHOLE`] filter (and the spaces before it), and whether
+/// it had one.
+pub fn without_whole(name: &str) -> (&str, bool) {
+    match name.strip_suffix(WHOLE) {
+        Some(base) => (base.trim_end(), true),
+        None => (name, false),
+    }
+}
+
+/// `value` as a placeholder with the [`WHOLE`] filter or without it shows it.
+pub fn shown(value: &str, whole: bool) -> String {
+    if whole {
+        rounded_in_text(value)
+    } else {
+        value.to_string()
+    }
+}
+
 /// `text` with every number in it rounded to whole units (`85.36 %` → `85 %`, `1,234.5` →
 /// `1,235`), for prose that should not claim more precision than one run allows. A run of digits
 /// that is part of a name (after a letter, a hyphen or a dot: `llama3.1-8b`, `gpt-oss-120b`,

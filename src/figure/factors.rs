@@ -61,7 +61,7 @@ struct TitleWords<'a> {
 }
 
 /// The benchmark scheduled furthest below its Offline rate at the median.
-pub fn named(logs: &PairLogs) -> Option<&str> {
+fn named(logs: &PairLogs) -> Option<&str> {
     logs.benchmarks
         .iter()
         .min_by(|a, b| a.median_load.total_cmp(&b.median_load))

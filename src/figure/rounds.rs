@@ -301,21 +301,16 @@ pub fn interactive(
     ia: &crate::analysis::interactive::InteractiveAnalysis,
     layout: Layout,
 ) -> Result<Option<Svg>> {
-    let alongside = &ia.server_alongside;
-    let rows: Vec<Row> = alongside
-        .benchmarks
-        .iter()
-        .filter_map(|s| {
-            let i = alongside
-                .interactive
-                .iter()
-                .find(|i| i.benchmark == s.benchmark)?;
-            Some((
+    let rows: Vec<Row> = ia
+        .server_alongside
+        .both()
+        .map(|(s, i)| {
+            (
                 s.benchmark.clone(),
                 format!("{} pairs", i.pairs),
                 s.median.0,
                 i.median.0,
-            ))
+            )
         })
         .collect();
     if rows.is_empty() {

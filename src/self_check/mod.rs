@@ -429,17 +429,10 @@ fn highlights_match_results(
         (Ok(expected), Ok(rendered)) => {
             for (name, shown) in rendered {
                 // A `name|whole` value is the named value with its numbers rounded.
-                let (base, whole) = match name.strip_suffix("|whole") {
-                    Some(base) => (base, true),
-                    None => (name.as_str(), false),
-                };
+                let (base, whole) = crate::base::number::without_whole(name);
                 if let Some((_, want)) = expected.iter().find(|(n, _)| n == base) {
                     compared += 1;
-                    let want = if whole {
-                        crate::base::number::rounded_in_text(want)
-                    } else {
-                        want.clone()
-                    };
+                    let want = crate::base::number::shown(want, whole);
                     if shown.trim() != want.as_str() {
                         problems.push(format!(
                             "{{{{{name}}}}} shows {shown:?} but results.json gives {want:?}"

@@ -11,6 +11,16 @@ fn build(case: &str) -> Dist {
     pipeline::render(&computed).unwrap()
 }
 
+/// The pair of results.json that a highlight of results.json selects (by its Offline row).
+fn pair_of<'a>(results: &'a serde_json::Value, h: &serde_json::Value) -> &'a serde_json::Value {
+    results["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["offline_id"] == h["offline_id"])
+        .unwrap()
+}
+
 fn text(d: &Dist, name: &str) -> String {
     String::from_utf8(
         d.get(name)
@@ -538,12 +548,7 @@ fn figure_3_describes_each_bar_by_its_system_and_model() {
             "{file}: bars named alike: {desc}"
         );
         for h in highlights {
-            let pair = results["pairs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|p| p["offline_id"] == h["offline_id"])
-                .unwrap();
+            let pair = pair_of(&results, h);
             // One name per system: its SystemName.
             let name = format!(
                 "{}, {}",
@@ -1002,12 +1007,7 @@ fn the_social_card_is_figure_3_as_a_1200_by_630_png() {
         .unwrap()
         .iter()
         .map(|h| {
-            let pair = results["pairs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|p| p["offline_id"] == h["offline_id"])
-                .unwrap();
+            let pair = pair_of(&results, h);
             let benchmark = pair["benchmark"].as_str().unwrap();
             colours[order.iter().position(|b| *b == benchmark).unwrap()]
         })
