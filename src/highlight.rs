@@ -180,7 +180,7 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         own_hardware: own_hardware(analysis, highlights, &order),
     };
     let mut accelerators = BTreeSet::new();
-    let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut software: Vec<&BTreeSet<&str>> = Vec::new();
     for ran in systems.values() {
         let by_benchmark = &ran.ratios;
         if by_benchmark.len() < order.len() {
@@ -197,21 +197,11 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         a.same_order += usize::from(theirs == order);
         a.same_lowest += usize::from(theirs.first() == order.first());
         accelerators.extend(&ran.accelerators);
-        for item in &ran.software {
-            *listed.entry(item).or_default() += 1;
-        }
+        software.push(&ran.software);
     }
     a.accelerators = accelerators.into_iter().map(str::to_string).collect();
-    // The most listed items, when two systems or more list them.
-    let most = listed.values().copied().max().unwrap_or(0);
-    a.shared_software = (most >= 2).then(|| SharedSoftware {
-        items: listed
-            .into_iter()
-            .filter(|&(_, n)| n == most)
-            .map(|(item, _)| item.to_string())
-            .collect(),
-        systems: most,
-    });
+    a.shared_software =
+        crate::analysis::units::most_listed(software.into_iter().map(|s| s.iter().copied()));
     a
 }
 

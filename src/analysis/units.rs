@@ -139,9 +139,17 @@ pub fn software_items(framework: &str) -> impl Iterator<Item = &str> {
 pub fn shared_software<'a>(
     frameworks: impl IntoIterator<Item = &'a str>,
 ) -> Option<SharedSoftware> {
+    most_listed(frameworks.into_iter().map(software_items))
+}
+
+/// The items the most systems list (each system's items given together, each counted once per
+/// system), when two systems or more list them.
+pub fn most_listed<'a, S: IntoIterator<Item = &'a str>>(
+    systems: impl IntoIterator<Item = S>,
+) -> Option<SharedSoftware> {
     let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
-    for f in frameworks {
-        let items: std::collections::BTreeSet<&str> = software_items(f).collect();
+    for items in systems {
+        let items: std::collections::BTreeSet<&str> = items.into_iter().collect();
         for item in items {
             *listed.entry(item).or_default() += 1;
         }

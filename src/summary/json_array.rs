@@ -23,15 +23,13 @@ pub fn load(spec: &RoundSpec, bytes: &[u8], file: &str) -> Result<Summary> {
     let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
         .map_err(|e| Error::parse(file, format!("byte {}", e.valid_up_to()), "invalid UTF-8"))?;
     let rows: Vec<Value> = serde_json::from_str(text).map_err(|e| {
-        let message = e.to_string();
-        let message = message
-            .rfind(" at line ")
-            .map_or(message.as_str(), |i| &message[..i])
-            .to_string();
         Error::parse(
             file,
             format!("line {} column {}", e.line(), e.column().max(1)),
-            format!("{message} (expected one array of row objects)"),
+            format!(
+                "{} (expected one array of row objects)",
+                super::json_message(&e)
+            ),
         )
     })?;
     let reader = Reader::new(spec, file);

@@ -665,18 +665,22 @@ fn parse_json_against(
         return Err(e);
     }
     parsed.map_err(|e| {
-        // serde_json appends " at line L column C"; the location is already in front.
-        let message = e.to_string();
-        let message = message
-            .rfind(" at line ")
-            .map_or(message.as_str(), |i| &message[..i])
-            .to_string();
         Error::parse(
             file,
             format!("line {} column {}", e.line(), e.column()),
-            message,
+            json_message(&e),
         )
     })
+}
+
+/// What serde_json says of `e`, without the " at line L column C" it appends: the errors put the
+/// location in front.
+fn json_message(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    message
+        .rfind(" at line ")
+        .map_or(message.as_str(), |i| &message[..i])
+        .to_string()
 }
 
 fn cross_check(
