@@ -1,7 +1,7 @@
 //! Runs the stages in order, from the project folder to the output folder:
 //! [`inputs`] → [`summary`] → [`analysis`] →
 //! [`highlight`] → [`evidence`] → [`figure`] →
-//! [`article`] (the data files) → [`package`](mod@crate::package) → [`article`] (the pages) →
+//! [`article`] (the data files) → [`package`](mod@ratios_bundle::package) → [`article`] (the pages) →
 //! [`self_check`] → [`signature`] → [`output`](crate::output). [`build_in_memory`] stops before
 //! writing (for `serve`); [`build`] writes;
 //! [`compute_from`] stops after the evidence (for `explain`) and [`render`] before the package
@@ -15,23 +15,23 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::analysis::{self, Analysis};
-use crate::article::{self, ArticleData};
-use crate::base::digest::HexDigest;
-use crate::base::error::{Error, Result};
-use crate::base::layout::{bundle_root, OutputFile};
-use crate::base::workers;
-use crate::evidence::{self, Checks};
-use crate::figure::{self, Figures};
-use crate::highlight::{self, Highlights};
-use crate::inputs::{self, AcquireOptions, InputManifest, Inputs, Origin};
 use crate::output::{Dist, OutputDir};
-use crate::package;
-use crate::project::Project;
-use crate::self_check;
-use crate::signature;
-use crate::summary::{self, Summary};
-use crate::vendoring;
+use ratios_base::digest::HexDigest;
+use ratios_base::error::{Error, Result};
+use ratios_base::layout::{bundle_root, OutputFile};
+use ratios_base::workers;
+use ratios_bundle::package;
+use ratios_bundle::signature;
+use ratios_bundle::vendoring;
+use ratios_model::analysis::{self, Analysis};
+use ratios_model::evidence::{self, Checks};
+use ratios_model::highlight::{self, Highlights};
+use ratios_model::inputs::{self, AcquireOptions, InputManifest, Inputs, Origin};
+use ratios_model::project::Project;
+use ratios_model::summary::{self, Summary};
+use ratios_render::article::{self, ArticleData};
+use ratios_render::figure::{self, Figures};
+use ratios_render::self_check;
 
 /// Options of `scenario-ratios build`.
 #[derive(Debug, Clone)]
@@ -80,11 +80,11 @@ pub struct Computed {
     /// Every pair checked against its LoadGen logs, and its ratio taken apart.
     pub logs: evidence::pair_logs::PairLogs,
     /// The claims of `sources/claims.json`, each checked at its lines of its pinned input.
-    pub notes: Vec<crate::project::claims::Note>,
+    pub notes: Vec<ratios_model::project::claims::Note>,
     /// The earlier rounds `data/rounds.json` declares, each computed as the article's own.
     pub previous: Vec<RoundResults>,
     /// The article's round against each earlier one, in the same order.
-    pub across: Vec<crate::across::AcrossRounds>,
+    pub across: Vec<ratios_model::across::AcrossRounds>,
 }
 
 impl Computed {
@@ -94,14 +94,14 @@ impl Computed {
     }
 }
 
-pub use crate::across::RoundResults;
+pub use ratios_model::across::RoundResults;
 
 /// Reads the summary of the round `spec` declares from the verified inputs, analyses it and
 /// checks its pairs against their logs.
 pub fn compute_round(
-    spec: &crate::project::rounds::RoundSpec,
+    spec: &ratios_model::project::rounds::RoundSpec,
     inputs: &Inputs,
-    facts: &crate::project::facts::CheckerFacts,
+    facts: &ratios_model::project::facts::CheckerFacts,
 ) -> Result<RoundResults> {
     let summary = summary::load_round(spec, inputs)?;
     let analysis = analysis::analyse_with(&summary, &spec.same_model)?;
@@ -155,7 +155,7 @@ pub fn compute(project: Project, inputs: &Inputs) -> Result<Computed> {
     )?;
     let across = previous
         .iter()
-        .map(|p| crate::across::compare(&main, p))
+        .map(|p| ratios_model::across::compare(&main, p))
         .collect();
     project
         .claims
@@ -198,7 +198,7 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
             let tables = round_tables(computed)?;
             let pairs = article::pairs_csv(&tables, &computed.highlights)?;
             let interactive = article::interactive_pairs_csv(&tables)?;
-            let script = crate::notebook::script(&project.notebook)?;
+            let script = ratios_model::notebook::script(&project.notebook)?;
             Ok((results, selected, pairs, interactive, script))
         },
     );
@@ -225,26 +225,27 @@ pub fn render_data(computed: &Computed, figures: &Figures) -> Result<Dist> {
 /// Each round's pairs for the CSV files, the article's first: where each round's results tree
 /// lives is its summary's pinned repository and commit (the first file its declaration names).
 fn round_tables(computed: &Computed) -> Result<Vec<article::RoundTable<'_>>> {
-    let tree = |spec: &crate::project::rounds::RoundSpec| -> Result<article::ResultsTree<'_>> {
-        let name = spec.summary.inputs()[0];
-        let pin = computed
-            .manifest
-            .inputs
-            .iter()
-            .find(|p| p.name == name)
-            .ok_or_else(|| Error::Config {
-                file: crate::project::rounds::ROUNDS_PATH.into(),
-                message: format!(
-                    "names the input {}, which {} does not pin",
-                    crate::base::text::quoted(name, 200),
-                    inputs::MANIFEST_PATH
-                ),
-            })?;
-        Ok(article::ResultsTree {
-            repository: &pin.repository,
-            commit: &pin.commit,
-        })
-    };
+    let tree =
+        |spec: &ratios_model::project::rounds::RoundSpec| -> Result<article::ResultsTree<'_>> {
+            let name = spec.summary.inputs()[0];
+            let pin = computed
+                .manifest
+                .inputs
+                .iter()
+                .find(|p| p.name == name)
+                .ok_or_else(|| Error::Config {
+                    file: ratios_model::project::rounds::ROUNDS_PATH.into(),
+                    message: format!(
+                        "names the input {}, which {} does not pin",
+                        ratios_base::text::quoted(name, 200),
+                        inputs::MANIFEST_PATH
+                    ),
+                })?;
+            Ok(article::ResultsTree {
+                repository: &pin.repository,
+                commit: &pin.commit,
+            })
+        };
     let mut tables = vec![article::RoundTable {
         analysis: &computed.analysis,
         logs: &computed.logs,
@@ -281,7 +282,7 @@ pub fn render_pages(computed: &Computed, figures: &Figures, listed: &Dist) -> Re
             previous: &computed.previous,
             across: &computed.across,
             downloads: &downloads,
-            tool: crate::TOOL,
+            tool: ratios_base::TOOL,
         },
         &project.prose,
         &project.data_prose,
@@ -396,7 +397,7 @@ impl Reuse {
     /// same, else acquired anew.
     fn inputs(&mut self, manifest: &InputManifest, opts: &AcquireOptions) -> Result<Inputs> {
         let text = serde_json::to_string(manifest).map_err(|e| Error::Serialise {
-            file: crate::inputs::MANIFEST_PATH.into(),
+            file: ratios_model::inputs::MANIFEST_PATH.into(),
             message: e.to_string(),
         })?;
         if let Some((kept, inputs)) = &self.inputs {
@@ -477,7 +478,7 @@ pub fn build_in_memory(
     let epoch = opts
         .source_date_epoch
         .unwrap_or_else(|| project.manifest.source_date_epoch());
-    crate::base::archive::zip_time(epoch)?;
+    ratios_base::archive::zip_time(epoch)?;
     let sources = package::source_files(&opts.root)?;
     let crates = vendoring::CrateSources::for_project(
         &opts.root,
@@ -546,9 +547,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     timings.lap("signature");
     // The bytes read back must equal the validated bytes (which SHA256SUMS lists) before they
     // replace the previous output.
-    built
-        .dist
-        .publish(&out, |dir| built.dist.check_written(dir))?;
+    crate::output::publish(&built.dist, &out, |dir| {
+        crate::output::check_written(&built.dist, dir)
+    })?;
     timings.lap("write, re-check and swap the output");
     Ok(BuildReport {
         out: opts.out.clone(),

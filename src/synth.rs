@@ -7,8 +7,8 @@
 
 use std::fmt::Write;
 
-use crate::project::config::ArticleConfig;
-use crate::summary::Field;
+use ratios_model::project::config::ArticleConfig;
+use ratios_model::summary::Field;
 
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -261,7 +261,7 @@ pub const MARKER: &str = ".scenario-ratios-synth";
 /// command wrote before (it holds [`MARKER`]). Anything else is refused, so that no file of the
 /// user's (a project's `data/inputs.json`, say) is ever overwritten; then marks the folder.
 fn claim(dir: &std::path::Path) -> crate::Result<()> {
-    use crate::base::ownership::{claim, Ownership};
+    use ratios_base::ownership::{claim, Ownership};
     claim(
         dir,
         MARKER,
@@ -291,12 +291,12 @@ pub fn write(
     dir: &std::path::Path,
     rows: usize,
     seed: u64,
-    project: &crate::project::Project,
-    acquire: &crate::inputs::AcquireOptions,
+    project: &ratios_model::project::Project,
+    acquire: &ratios_model::inputs::AcquireOptions,
 ) -> crate::Result<std::path::PathBuf> {
-    use crate::base::digest::HexDigest;
-    use crate::base::error::Error;
-    use crate::inputs::{InputKind, InputManifest, PinnedInput};
+    use ratios_base::digest::HexDigest;
+    use ratios_base::error::Error;
+    use ratios_model::inputs::{InputKind, InputManifest, PinnedInput};
     let config = &project.config;
     if rows > MAX_ROWS {
         return Err(Error::Usage {
@@ -315,7 +315,7 @@ pub fn write(
         ("summary.csv", InputKind::SummaryCsv, &csv),
         ("summary.json", InputKind::SummaryJson, &json),
     ] {
-        crate::base::fetch::store(&dir.join(repository).join(name), bytes)?;
+        ratios_base::fetch::store(&dir.join(repository).join(name), bytes)?;
         inputs.push(PinnedInput {
             name: name.to_string(),
             kind,
@@ -333,13 +333,13 @@ pub fn write(
     }
     // Each earlier round the project declares, as the same rows written in its own schema.
     for spec in project.rounds.rounds.iter().skip(1) {
-        let crate::project::rounds::SummarySpec::JsonArray { file } = &spec.summary else {
+        let ratios_model::project::rounds::SummarySpec::JsonArray { file } = &spec.summary else {
             continue;
         };
         let bytes = in_schema_of(&json, spec)?;
         let path = "summary_results.json";
         let repository = format!("{repository}-{}", spec.round);
-        crate::base::fetch::store(&dir.join(&repository).join(path), &bytes)?;
+        ratios_base::fetch::store(&dir.join(&repository).join(path), &bytes)?;
         inputs.push(PinnedInput {
             name: file.clone(),
             kind: InputKind::SummaryArray,
@@ -379,7 +379,7 @@ pub fn write(
             })?);
         }
     }
-    let source = crate::inputs::acquire(
+    let source = ratios_model::inputs::acquire(
         InputManifest {
             inputs: cited,
             listed: 0,
@@ -389,7 +389,7 @@ pub fn write(
     )?;
     for input in &source.files {
         let path = dir.join(&input.pin.repository).join(&input.pin.path);
-        crate::base::fetch::store(&path, &input.bytes)?;
+        ratios_base::fetch::store(&path, &input.bytes)?;
         inputs.push(input.pin.clone());
     }
     let manifest = InputManifest {
@@ -413,10 +413,13 @@ pub fn write(
 /// the schema `spec` declares for an earlier round: each field under the summary's name, the
 /// round's name as its version, each further key field the row's `Platform` (so that the rows
 /// of one system keep one key), derived and absent fields left out.
-fn in_schema_of(json: &[u8], spec: &crate::project::rounds::RoundSpec) -> crate::Result<Vec<u8>> {
-    use crate::project::rounds::FieldSource;
+fn in_schema_of(
+    json: &[u8],
+    spec: &ratios_model::project::rounds::RoundSpec,
+) -> crate::Result<Vec<u8>> {
+    use ratios_model::project::rounds::FieldSource;
     use serde_json::Value;
-    let fail = |message: String| crate::base::error::Error::Synth(message);
+    let fail = |message: String| ratios_base::error::Error::Synth(message);
     let rows: serde_json::Map<String, Value> =
         serde_json::from_slice(json).map_err(|e| fail(e.to_string()))?;
     let mut out = Vec::with_capacity(rows.len());
@@ -448,7 +451,7 @@ mod tests {
     use super::*;
 
     fn committed() -> ArticleConfig {
-        crate::project::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+        ratios_model::project::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
             .unwrap()
             .config
     }
@@ -457,17 +460,17 @@ mod tests {
     fn synthetic_files_pass_the_cross_check_and_analysis() {
         let config = committed();
         let (csv, json) = generate(2000, 7, &config);
-        let s = crate::summary::load(&csv, &json, Default::default()).unwrap();
+        let s = ratios_model::summary::load(&csv, &json, Default::default()).unwrap();
         assert_eq!(s.rows.len(), 2000);
-        let a = crate::analysis::analyse(&s).unwrap();
+        let a = ratios_model::analysis::analyse(&s).unwrap();
         assert!(a.counts.pairs > 500, "{:?}", a.counts);
         assert!(a.counts.unmatched > 0);
         assert!(a.counts.eligible < 2000, "some rows are out of scope");
         assert!(a.unmatched.iter().any(|u| matches!(
             u.reason,
-            crate::analysis::UnmatchedReason::DuplicateKey { .. }
+            ratios_model::analysis::UnmatchedReason::DuplicateKey { .. }
         )));
-        let h = crate::highlight::select(&a, &config).unwrap();
+        let h = ratios_model::highlight::select(&a, &config).unwrap();
         assert_eq!(h.highlights.len(), config.highlights.len());
     }
 

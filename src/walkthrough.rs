@@ -4,13 +4,13 @@
 
 use askama::Template;
 
-use crate::analysis::split::SystemAndBenchmark;
-use crate::analysis::{self, Analysis};
-use crate::base::error::Result;
-use crate::base::text::short_commit;
-use crate::evidence::pair_logs::PairLogs;
-use crate::highlight::Highlights;
-use crate::inputs::{InputKind, InputManifest};
+use ratios_base::error::Result;
+use ratios_base::text::short_commit;
+use ratios_model::analysis::split::SystemAndBenchmark;
+use ratios_model::analysis::{self, Analysis};
+use ratios_model::evidence::pair_logs::PairLogs;
+use ratios_model::highlight::Highlights;
+use ratios_model::inputs::{InputKind, InputManifest};
 
 /// How many unmatched rows the text lists before counting the rest.
 const SHOWN: usize = 20;
@@ -32,7 +32,7 @@ struct Explain<'a> {
 
 impl Explain<'_> {
     /// Row ids in words: `none`, or the ids joined by commas.
-    fn ids(&self, ids: &[crate::summary::RowId]) -> String {
+    fn ids(&self, ids: &[ratios_model::summary::RowId]) -> String {
         if ids.is_empty() {
             return "none".into();
         }
@@ -73,5 +73,5 @@ pub fn render(
         logs,
         split: &a.split,
     };
-    crate::article::template(&e, "templates/explain.txt")
+    ratios_base::template::render(&e, "templates/explain.txt")
 }

@@ -1036,13 +1036,6 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(&p, format!("By Aryan \u{202e}attuP.\n\n{prose}")).unwrap();
             s.refused(|s| s.build(&["--mirror", support::mirror().to_str().unwrap()]))
         }
-        "a .gitignore that leaves out the sources" => {
-            let p = s.root.join(".gitignore");
-            let mut ignore = std::fs::read_to_string(&p).unwrap_or_default();
-            ignore.push_str("*.rs\n");
-            std::fs::write(&p, ignore).unwrap();
-            s.refused(|s| s.build(&["--mirror", support::mirror().to_str().unwrap()]))
-        }
         "a NUL in a notebook cell" => {
             let p = s.root.join("content/analysis.ipynb");
             let mut nb: serde_json::Value =

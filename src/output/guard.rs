@@ -6,12 +6,12 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::base::digest::HexDigest;
-use crate::base::error::{Error, Result};
-use crate::base::layout;
-use crate::base::ownership::{added_entries, has_marker, is_ours, MARKER};
-use crate::base::sys::is_mount_point;
-use crate::base::text::{excerpt, path as shown_path};
+use ratios_base::digest::HexDigest;
+use ratios_base::error::{Error, Result};
+use ratios_base::layout;
+use ratios_base::ownership::{added_entries, has_marker, is_ours, MARKER};
+use ratios_base::sys::is_mount_point;
+use ratios_base::text::{excerpt, path as shown_path};
 
 /// An output folder that passed the guard: a folder this tool wrote, an empty folder, or a path
 /// that does not exist yet, inside an existing parent folder.
@@ -185,10 +185,10 @@ fn is_earlier_output(dir: &Path) -> bool {
     // Each file is read through a cap: a folder that only looks like an output may hold anything.
     const MAX_FILE: u64 = 64 << 20;
     let sums = layout::OutputFile::Sums.path();
-    let Some(text) = crate::base::fetch::read_text_if_readable(&dir.join(sums), MAX_FILE) else {
+    let Some(text) = ratios_base::fetch::read_text_if_readable(&dir.join(sums), MAX_FILE) else {
         return false;
     };
-    let Ok(listed) = crate::base::sums::parse_sums(sums, &text) else {
+    let Ok(listed) = ratios_base::sums::parse_sums(sums, &text) else {
         return false;
     };
     let required = [layout::OutputFile::Results, layout::OutputFile::Bundle];
@@ -209,7 +209,7 @@ fn is_earlier_output(dir: &Path) -> bool {
     others.len() == listed.len()
         && listed.iter().all(|(rel, digest)| {
             others.contains(&rel.as_str())
-                && crate::base::fetch::read_file(&dir.join(rel), MAX_FILE)
+                && ratios_base::fetch::read_file(&dir.join(rel), MAX_FILE)
                     .is_ok_and(|b| b.is_some_and(|b| &HexDigest::sha256(&b) == digest))
         })
 }
@@ -225,9 +225,9 @@ pub(super) fn is_empty_dir(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::ownership::marker_text;
     use crate::output::tests::project;
-    use crate::output::Dist;
+    use crate::output::{check_written, publish, Dist};
+    use ratios_base::ownership::marker_text;
 
     #[test]
     fn an_output_with_something_added_is_not_replaced() {
@@ -238,7 +238,7 @@ mod tests {
         d.add("qa/a.txt", b"a".to_vec()).unwrap();
         d.add("b.txt", b"b".to_vec()).unwrap();
         let out = OutputDir::guard(&out_path, &root).unwrap();
-        d.publish(&out, |dir| d.check_written(dir)).unwrap();
+        publish(&d, &out, |dir| check_written(&d, dir)).unwrap();
         assert!(OutputDir::guard(&out_path, &root).is_ok(), "as written");
         // A file, a folder and a file in a folder the build made, added by someone.
         fs::write(out_path.join("CNAME"), b"example.org").unwrap();
@@ -305,7 +305,7 @@ mod tests {
         fs::create_dir(&old).unwrap();
         fs::write(old.join("results.json"), b"{}").unwrap();
         fs::write(old.join("reproducibility.zip"), b"zip").unwrap();
-        let sums = crate::base::sums::sums([
+        let sums = ratios_base::sums::sums([
             ("results.json", &b"{}"[..]),
             ("reproducibility.zip", &b"zip"[..]),
         ]);

@@ -7,51 +7,52 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::guard::{is_empty_dir, OutputDir};
-use super::Dist;
-use crate::base::error::{Error, Result};
-use crate::base::ownership::{is_ours, marker_token, Identity};
-use crate::base::sys;
-use crate::base::text::path as shown_path;
+use super::{settle_marker, write_into, Dist};
+use ratios_base::error::{Error, Result};
+use ratios_base::ownership::{is_ours, marker_token, Identity};
+use ratios_base::sys;
+use ratios_base::text::path as shown_path;
 
-impl Dist {
-    /// Writes every file into a fresh temporary folder beside `out`, runs `check` on it, and only
-    /// then puts it in place of `out`. Holds `out`'s lock throughout.
-    pub fn publish(&self, out: &OutputDir, check: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
-        let mut lock = out.lock()?;
-        out.recover(&mut lock)?;
-        // The folder may have changed since the first check (another build, a user): check again
-        // under the lock, before anything is replaced.
-        OutputDir::guard(&out.given, &out.root)?;
-        let identity = Identity::this_build();
-        let tmp = out.sibling(Sibling::New, std::process::id());
-        let name = out.sibling_name(&tmp);
-        // Journalled before it exists, and again once this build made it: only a folder the
-        // journal says this build made, or that holds a journalled token, is ever taken for a
-        // leftover of this build.
-        let mut journal = Journal::default();
-        journal.add(Sibling::New, &name, identity.token());
-        let result = journal
-            .write(&mut lock)
-            .and_then(|()| sys::create_private_dir(&tmp).map_err(|e| Error::io(&tmp, e)))
-            .and_then(|()| {
-                journal.add(Sibling::Made, &name, identity.token());
-                journal.write(&mut lock)
-            })
-            .and_then(|()| self.write_into(&tmp, &identity, &out.given))
-            .and_then(|()| check(&tmp))
-            .and_then(|()| out.swap_in(&tmp, &mut lock, &mut journal))
-            .and_then(|()| self.settle_marker(&out.path()));
-        if result.is_err() && journal.made(&name) && tmp.exists() {
-            let _ = sys::remove_own_tree(&tmp);
-        }
-        // Emptied once nothing it names is left; else the next build finishes the work.
-        if journal.settled(&out.parent) {
-            let _ = Journal::default().write(&mut lock);
-        }
-        result
+/// Writes every file into a fresh temporary folder beside `out`, runs `check` on it, and only
+/// then puts it in place of `out`. Holds `out`'s lock throughout.
+pub fn publish(
+    dist: &Dist,
+    out: &OutputDir,
+    check: impl FnOnce(&Path) -> Result<()>,
+) -> Result<()> {
+    let mut lock = out.lock()?;
+    out.recover(&mut lock)?;
+    // The folder may have changed since the first check (another build, a user): check again
+    // under the lock, before anything is replaced.
+    OutputDir::guard(&out.given, &out.root)?;
+    let identity = Identity::this_build();
+    let tmp = out.sibling(Sibling::New, std::process::id());
+    let name = out.sibling_name(&tmp);
+    // Journalled before it exists, and again once this build made it: only a folder the
+    // journal says this build made, or that holds a journalled token, is ever taken for a
+    // leftover of this build.
+    let mut journal = Journal::default();
+    journal.add(Sibling::New, &name, identity.token());
+    let result = journal
+        .write(&mut lock)
+        .and_then(|()| sys::create_private_dir(&tmp).map_err(|e| Error::io(&tmp, e)))
+        .and_then(|()| {
+            journal.add(Sibling::Made, &name, identity.token());
+            journal.write(&mut lock)
+        })
+        .and_then(|()| write_into(dist, &tmp, &identity, &out.given))
+        .and_then(|()| check(&tmp))
+        .and_then(|()| out.swap_in(&tmp, &mut lock, &mut journal))
+        .and_then(|()| settle_marker(dist, &out.path()));
+    if result.is_err() && journal.made(&name) && tmp.exists() {
+        let _ = sys::remove_own_tree(&tmp);
     }
+    // Emptied once nothing it names is left; else the next build finishes the work.
+    if journal.settled(&out.parent) {
+        let _ = Journal::default().write(&mut lock);
+    }
+    result
 }
-
 /// The folders a build is about to make beside the output folder, written into its lock file
 /// before each is made: `<kind> <name> <token>` a line, the token being that of the marker the
 /// folder holds. The next build (under the same lock, so the writer is gone) removes or puts
@@ -169,7 +170,7 @@ impl OutputDir {
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
-                crate::note!(
+                ratios_base::note!(
                     "note: waiting for another build of {} to finish (lock {})",
                     shown_path(&self.given),
                     shown_path(&path)
@@ -232,7 +233,7 @@ impl OutputDir {
             if let Some(i) = found.iter().position(|(k, _)| *k == Sibling::Old) {
                 let (_, previous) = found.remove(i);
                 fs::rename(&previous, &out).map_err(|e| Error::io(&previous, e))?;
-                crate::note!(
+                ratios_base::note!(
                     "note: restored the previous output {} from {} (an earlier build was interrupted)",
                     shown_path(&self.given),
                     shown_path(&previous)
@@ -333,7 +334,7 @@ fn lock_error(path: &Path, e: io::Error) -> Error {
 /// build removes.
 fn remove_previous(dir: &Path) -> Result<()> {
     if let Err(e) = sys::remove_own_tree(dir) {
-        crate::note!(
+        ratios_base::note!(
             "warning: {}: could not remove the previous output ({e}); the next build will",
             shown_path(dir)
         );
@@ -344,8 +345,9 @@ fn remove_previous(dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::ownership::{marker_text, MARKER};
+    use crate::output::check_written;
     use crate::output::tests::project;
+    use ratios_base::ownership::{marker_text, MARKER};
 
     #[test]
     fn publish_replaces_only_its_own_folder_and_leaves_nothing_beside_it() {
@@ -355,7 +357,7 @@ mod tests {
         let mut d = Dist::new();
         d.add("qa/new.txt", b"new".to_vec()).unwrap();
         let out = OutputDir::guard(&out_path, &root).unwrap();
-        d.publish(&out, |dir| d.check_written(dir)).unwrap();
+        publish(&d, &out, |dir| check_written(&d, dir)).unwrap();
         assert_eq!(fs::read(out_path.join("qa/new.txt")).unwrap(), b"new");
         assert!(is_ours(&out_path));
 
@@ -363,12 +365,12 @@ mod tests {
         let mut e = Dist::new();
         e.add("other.txt", b"x".to_vec()).unwrap();
         let out = OutputDir::guard(&out_path, &root).unwrap();
-        e.publish(&out, |dir| e.check_written(dir)).unwrap();
+        publish(&e, &out, |dir| check_written(&e, dir)).unwrap();
         assert!(!out_path.join("qa").exists());
         assert_eq!(fs::read(out_path.join("other.txt")).unwrap(), b"x");
 
         // A failing check leaves the previous output as it was.
-        let err = d.publish(&out, |_| {
+        let err = publish(&d, &out, |_| {
             Err(Error::Output {
                 path: "check".into(),
                 message: "refused".into(),
@@ -401,7 +403,7 @@ mod tests {
         let mut d = Dist::new();
         d.add("a.txt", b"a".to_vec()).unwrap();
         let out = OutputDir::guard(&out_path, &root).unwrap();
-        d.publish(&out, |_| Ok(())).unwrap();
+        publish(&d, &out, |_| Ok(())).unwrap();
         // A finished output's marker names no build: the journal writes its token as `-`.
         assert_eq!(marker_token(&out_path), None);
         let previous = "-";
@@ -471,8 +473,7 @@ mod tests {
             .unwrap();
         assert!(made.success());
         let out = OutputDir::guard(&base.path().join("dist"), &root).unwrap();
-        let err = Dist::new()
-            .publish(&out, |_| Ok(()))
+        let err = publish(&Dist::new(), &out, |_| Ok(()))
             .unwrap_err()
             .to_string();
         assert!(
@@ -481,7 +482,7 @@ mod tests {
         );
         fs::remove_file(&lock).unwrap();
         fs::create_dir(&lock).unwrap();
-        assert!(Dist::new().publish(&out, |_| Ok(())).is_err());
+        assert!(publish(&Dist::new(), &out, |_| Ok(())).is_err());
         assert!(!base.path().join("dist").exists());
     }
 }

@@ -15,8 +15,8 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response};
 
 use super::State;
-use crate::base::layout::OutputFile;
-use crate::base::sys;
+use ratios_base::layout::OutputFile;
+use ratios_base::sys;
 
 /// How long a reload request waits for a new build before answering "no change".
 const LONG_POLL: Duration = Duration::from_secs(25);
@@ -102,7 +102,7 @@ pub(super) async fn accept_loop(listener: &tokio::net::TcpListener, state: &Arc<
             // pause, then try again (said once per shortage).
             Err(e) if sys::out_of_resources(&e) => {
                 if !exhausted {
-                    crate::note!(
+                    ratios_base::note!(
                         "warning: cannot accept a connection ({e}); waiting for some to close"
                     );
                     exhausted = true;

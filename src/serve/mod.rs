@@ -22,10 +22,10 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::base::error::{Error, Result};
 use crate::pipeline::{self, BuildOptions, Reuse, Timings};
-use crate::project::Project;
 pub use http::{served_page, CONNECTION_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_HEAD_BYTES};
+use ratios_base::error::{Error, Result};
+use ratios_model::project::Project;
 
 /// What is being served: the files of the last good build, the last error, and a counter of
 /// builds.
@@ -85,15 +85,15 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
         });
     }
 
-    crate::base::sys::catch_interrupt();
+    ratios_base::sys::catch_interrupt();
     if !bind.starts_with("127.") && bind != "localhost" && bind != "::1" {
-        crate::note!("warning: listening on {bind}: other machines can reach this preview");
+        ratios_base::note!("warning: listening on {bind}: other machines can reach this preview");
     }
     crate::out!("serving http://{addr}/ (Ctrl-C stops)").map_err(Error::Stdout)?;
     crate::out!(
         "watching {} under {}",
         Project::WATCHED.join(", "),
-        crate::base::text::path(&opts.root)
+        ratios_base::text::path(&opts.root)
     )
     .map_err(Error::Stdout)?;
     http::accept_loop(&listener, &state).await;
@@ -107,7 +107,7 @@ fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Reuse) {
     let mut served = state.served.lock().unwrap_or_else(|p| p.into_inner());
     match result {
         Ok(built) => {
-            crate::note!("built in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
+            ratios_base::note!("built in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
             // Each file once, shared by every answer that sends it.
             served.files = Some(
                 built
@@ -119,8 +119,8 @@ fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Reuse) {
             served.error = None;
         }
         Err(e) => {
-            let line = crate::base::text::escaped(&e.to_string());
-            crate::note!("error: {line}");
+            let line = ratios_base::text::escaped(&e.to_string());
+            ratios_base::note!("error: {line}");
             served.error = Some(line);
         }
     }

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use notify::{RecursiveMode, Watcher};
 
 use super::{rebuild, State};
-use crate::base::error::{Error, Result};
-use crate::base::sys::file_identity;
 use crate::pipeline::{BuildOptions, Reuse};
-use crate::project::Project;
+use ratios_base::error::{Error, Result};
+use ratios_base::sys::file_identity;
+use ratios_model::project::Project;
 
 /// How long the watcher waits for a burst of file events to settle before rebuilding.
 const DEBOUNCE: Duration = Duration::from_millis(40);
@@ -46,7 +46,7 @@ impl WatchedFolders {
             watcher
                 .watch(&folder, RecursiveMode::Recursive)
                 .map_err(|e| Error::Serve {
-                    context: crate::base::text::path(&folder),
+                    context: ratios_base::text::path(&folder),
                     message: format!("cannot watch: {e}"),
                 })?;
             let id = file_identity(&folder);
@@ -110,7 +110,7 @@ impl WatchedFolders {
         let scratch = |p: &Path| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(crate::base::layout::is_scratch)
+                .is_some_and(ratios_base::layout::is_scratch)
         };
         event
             .paths

@@ -1,7 +1,8 @@
-//! The project's layering, checked on its own source: the building blocks of `src/base/` refer to
-//! no module above them, and no import circle joins the files of `src/`, nor its folders.
+//! What Cargo cannot check of the layering: no import circle joins the files of a crate's `src/`,
+//! nor its folders. Cargo checks the rest: each layer is a crate of the workspace and depends only
+//! on the ones below it (`docs/architecture.md`).
 //!
-//! The rules are those of `../shared/tools/circles.py`: each file of `src/` is a module (a
+//! The rules are those of `../shared/tools/circles.py`: each file of a `src/` is a module (a
 //! folder's `mod.rs` is the folder; `lib.rs` and `main.rs` the crate); a `crate::a::b` or
 //! `super::a` path, or an item of `use crate::{..}`, is an edge to the most specific module it
 //! names; edges between a folder and the files inside it are not counted; what follows
@@ -286,78 +287,50 @@ fn folder_circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
     found
 }
 
-/// Every reference of a file under `base/` to a module outside it, as `file: path`.
-fn base_imports_above(files: &BTreeMap<String, String>) -> Vec<String> {
-    let mut found = Vec::new();
-    for (rel, text) in files.iter().filter(|(p, _)| p.starts_with("base/")) {
-        let m = module_of(rel);
-        let code = code_of(text);
-        let mut named: Vec<(String, Module)> = Vec::new();
-        for (is_super, parts) in paths(&code) {
-            let shown = format!(
-                "{}::{}",
-                if is_super { "super" } else { "crate" },
-                parts.join("::")
-            );
-            let absolute: Module = if is_super {
-                parent(&m).into_iter().chain(parts).collect()
-            } else {
-                parts
-            };
-            named.push((shown, absolute));
-        }
-        for parts in grouped_uses(&code) {
-            named.push((format!("crate::{}", parts.join("::")), parts));
-        }
-        for (shown, absolute) in named {
-            if absolute.first().is_none_or(|top| top != "base") {
-                found.push(format!("{rel}: {shown}"));
-            }
-        }
+#[test]
+fn no_import_circle_joins_the_files_or_folders_of_any_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = vec![root.join("src")];
+    for member in ["base", "model", "bundle", "render"] {
+        sources.push(root.join("crates").join(member).join("src"));
     }
-    found
+    for src in sources {
+        let files = read_tree(&src);
+        assert!(
+            files.contains_key("lib.rs"),
+            "{} has a lib.rs",
+            src.display()
+        );
+        let folders = folder_circles(&files);
+        assert!(
+            folders.is_empty(),
+            "import circles among the folders and top-level files of {}:\n{}",
+            src.display(),
+            folders
+                .iter()
+                .map(|c| c.join(" "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let found = circles(&files);
+        assert!(
+            found.is_empty(),
+            "import circles among the files of {}:\n{}",
+            src.display(),
+            found
+                .iter()
+                .map(|c| c.join(" "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
 }
 
+/// The check itself, on a made-up tree: it finds a circle through a folder's file and one through
+/// `use crate::{..}`; it ignores what a folder and its files say of each other, comments and test
+/// code.
 #[test]
-fn base_imports_no_stage_and_no_import_circle_joins_the_files_or_folders_of_src() {
-    let files = read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    assert!(
-        files.keys().any(|p| p.starts_with("base/")),
-        "src/base/ exists"
-    );
-    let above = base_imports_above(&files);
-    assert!(
-        above.is_empty(),
-        "a building block of src/base/ refers to a module above it:\n{}",
-        above.join("\n")
-    );
-    let folders = folder_circles(&files);
-    assert!(
-        folders.is_empty(),
-        "import circles among the folders and top-level files of src/:\n{}",
-        folders
-            .iter()
-            .map(|c| c.join(" "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let found = circles(&files);
-    assert!(
-        found.is_empty(),
-        "import circles among the files of src/:\n{}",
-        found
-            .iter()
-            .map(|c| c.join(" "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-}
-
-/// The check itself, on a made-up tree: it finds a circle through a folder's file, one through
-/// `use crate::{..}`, and a building block that imports a stage; it ignores what a folder and its
-/// files say of each other, comments and test code.
-#[test]
-fn the_check_finds_circles_and_a_building_block_importing_a_stage() {
+fn the_check_finds_circles_through_files_folders_and_grouped_uses() {
     let tree = |files: &[(&str, &str)]| -> BTreeMap<String, String> {
         files
             .iter()
@@ -384,11 +357,6 @@ fn the_check_finds_circles_and_a_building_block_importing_a_stage() {
         ),
     ]);
     assert!(circles(&clean).is_empty(), "{:?}", circles(&clean));
-    assert!(
-        base_imports_above(&clean).is_empty(),
-        "{:?}",
-        base_imports_above(&clean)
-    );
 
     // A circle of folders that no two files close: project/mod.rs → evidence/claims.rs,
     // evidence/mod.rs → highlight.rs → project/config.rs, as the tree once had.
@@ -434,19 +402,6 @@ fn the_check_finds_circles_and_a_building_block_importing_a_stage() {
         [
             ["a/inner.rs", "b.rs", "c.rs"].map(String::from).to_vec(),
             ["base/error.rs", "base/text.rs"].map(String::from).to_vec(),
-        ]
-    );
-    tangled.insert(
-        "base/text.rs".into(),
-        "use crate::Result;\nuse crate::{a::x};".into(),
-    );
-    tangled.insert("base/mod.rs".into(), "pub fn f() { super::c::g() }".into());
-    assert_eq!(
-        base_imports_above(&tangled),
-        [
-            "base/mod.rs: super::c::g",
-            "base/text.rs: crate::Result",
-            "base/text.rs: crate::a::x",
         ]
     );
 }

@@ -1,0 +1,744 @@
+//! The results of the whole round. Scope the rows, match the Offline and
+//! Server rows of one submission exactly, compute each pair's Server/Offline ratio, and summarise
+//! the ratios of each benchmark; pair the Interactive runs with their Offline runs the same way
+//! ([`interactive`]); and measure how robust the per-benchmark picture is ([`robustness`]). Which
+//! pairs the article highlights is the article's choice ([`crate::highlight`]), not the
+//! analysis's.
+//!
+//! Scope is a fixed list of filters, each recorded with the row count after it. Two eligible rows
+//! match when the 27 key fields (all but Scenario, Result, Accuracy and Location) are equal both as
+//! typed JSON values and as raw CSV strings. Matching hashes the key, so it is linear in rows.
+
+pub mod interactive;
+mod matching;
+pub mod robustness;
+pub mod split;
+pub mod units;
+
+use serde::Serialize;
+
+use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow, Typed};
+use ratios_base::error::{Error, Result};
+
+pub use interactive::{InteractiveAnalysis, InteractivePair};
+pub use robustness::Robustness;
+
+/// Fields that differ between the Offline and Server rows of one submission.
+pub const NON_KEY_FIELDS: &[Field] = &[
+    Field::Scenario,
+    Field::Result,
+    Field::Accuracy,
+    Field::Location,
+];
+
+/// The fields that must be equal for two rows to match.
+pub fn key_fields() -> impl Iterator<Item = Field> {
+    Field::ALL
+        .iter()
+        .copied()
+        .filter(|f| !NON_KEY_FIELDS.contains(f))
+}
+
+/// A throughput ratio of one submission as a fraction (1.0 = the Server or Interactive run
+/// matched its Offline run).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Ratio(pub f64);
+
+impl Ratio {
+    pub fn percent(self) -> f64 {
+        self.0 * 100.0
+    }
+}
+
+/// A ratio is a fraction: the number formats ([`ratios_base::number::percent`]) take it as one.
+impl From<Ratio> for f64 {
+    fn from(r: Ratio) -> f64 {
+        r.0
+    }
+}
+
+/// One scope filter.
+#[derive(Clone, Copy)]
+pub struct ScopeRule {
+    pub field: Field,
+    /// The rule as shown to readers, e.g. `Division = closed`.
+    pub rule: &'static str,
+    keep: fn(&SummaryRow) -> bool,
+}
+
+impl ScopeRule {
+    pub fn keeps(&self, row: &SummaryRow) -> bool {
+        (self.keep)(row)
+    }
+}
+
+/// The scope filters, applied in this order. The Scenario filter comes before `inferred`, so the
+/// walk-through shows where the Interactive runs leave: at the scenario, not at `inferred`, which
+/// the summary sets to 1 on every Interactive row (see [`interactive`]).
+pub const SCOPE: &[ScopeRule] = &[
+    ScopeRule {
+        field: Field::Availability,
+        rule: "Availability = available",
+        keep: |r| r.is_text(Field::Availability, "available"),
+    },
+    ScopeRule {
+        field: Field::Division,
+        rule: "Division = closed",
+        keep: |r| r.is_text(Field::Division, "closed"),
+    },
+    ScopeRule {
+        field: Field::SystemType,
+        rule: "SystemType = datacenter",
+        keep: |r| r.is_text(Field::SystemType, "datacenter"),
+    },
+    ScopeRule {
+        field: Field::Errors,
+        rule: "errors = 0",
+        keep: |r| r.typed(Field::Errors) == Typed::Int(0),
+    },
+    ScopeRule {
+        field: Field::Units,
+        rule: "Units = Tokens/s",
+        keep: |r| r.is_text(Field::Units, "Tokens/s"),
+    },
+    ScopeRule {
+        field: Field::Scenario,
+        rule: "Scenario is Offline or Server",
+        keep: |r| matches!(r.scenario(), Some(Scenario::Offline | Scenario::Server)),
+    },
+    ScopeRule {
+        field: Field::Inferred,
+        rule: "inferred = 0",
+        keep: |r| r.typed(Field::Inferred) == Typed::Int(0),
+    },
+    ScopeRule {
+        field: Field::HasPower,
+        rule: "has_power = false",
+        keep: |r| r.typed(Field::HasPower) == Typed::Bool(false),
+    },
+    ScopeRule {
+        field: Field::DesignPowerWatts,
+        rule: "design_power_watts is null",
+        keep: |r| r.typed(Field::DesignPowerWatts) == Typed::Null,
+    },
+];
+
+/// The row count after one step of the walk-through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub name: String,
+    /// The summary's name for the field the step filters on.
+    pub field: Option<String>,
+    pub rows: usize,
+    /// How many of those rows are Interactive runs.
+    pub interactive: usize,
+}
+
+/// Headline counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub rows: usize,
+    pub closed: usize,
+    pub open: usize,
+    pub eligible: usize,
+    /// Pairs, a result submitted twice counted once (see [`Duplicate`]).
+    pub pairs: usize,
+    pub unmatched: usize,
+    pub over_100: usize,
+    /// Pairs left out as the same results as another pair of the system (see [`Duplicate`]).
+    pub duplicates: usize,
+}
+
+/// A pair whose Offline and Server results are those of another pair of the same system on a
+/// stricter accuracy target of the same model (`data/rounds.json`, `same_model`): one run
+/// submitted twice, which counts once, under the stricter target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Duplicate {
+    pub offline_id: RowId,
+    /// The partner row: Server, or Interactive for an Interactive pair.
+    pub partner_id: RowId,
+    pub benchmark: String,
+    /// The pair it repeats.
+    pub of_offline_id: RowId,
+    pub of_partner_id: RowId,
+    pub of_benchmark: String,
+}
+
+/// What a pair is for [`duplicates`]: its system, benchmark, rows and both results.
+pub(crate) struct PairKey<'a> {
+    pub system: (&'a str, &'a str),
+    pub benchmark: &'a str,
+    pub offline_id: RowId,
+    pub partner_id: RowId,
+    pub results: (f64, f64),
+}
+
+/// Of `pairs`, those that repeat another pair of the same system on the stricter benchmark of a
+/// `same_model` couple with the same two results, each with the pair it repeats, in order.
+pub(crate) fn duplicates(pairs: &[PairKey<'_>], same_model: &[[String; 2]]) -> Vec<Duplicate> {
+    let mut out = Vec::new();
+    for [lax, strict] in same_model {
+        for p in pairs.iter().filter(|p| p.benchmark == lax) {
+            if let Some(q) = pairs
+                .iter()
+                .find(|q| q.benchmark == strict && q.system == p.system && q.results == p.results)
+            {
+                out.push(Duplicate {
+                    offline_id: p.offline_id,
+                    partner_id: p.partner_id,
+                    benchmark: lax.clone(),
+                    of_offline_id: q.offline_id,
+                    of_partner_id: q.partner_id,
+                    of_benchmark: strict.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|d| d.offline_id);
+    out
+}
+
+/// The system and benchmark of a matched pair, as the Offline row states them (every key field
+/// is equal in both rows of a pair).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Submission {
+    pub organization: String,
+    /// The one name the article gives a system: the summary's `SystemName`.
+    pub system_name: String,
+    /// The results folder of the system (`Platform`), which highlights select by.
+    pub platform: String,
+    /// The model label of the rows (`Model`), kept as the submitter wrote it.
+    pub model: String,
+    /// The benchmark the model belongs to (`MlperfModel`), used to group the pairs.
+    pub benchmark: String,
+    pub accelerator: Option<String>,
+    /// `number_of_nodes`; `None` when the summary holds no whole number there.
+    pub nodes: Option<i64>,
+    pub accelerators_per_node: Option<i64>,
+    pub total_accelerators: Option<i64>,
+    /// No accelerator at all (`total_accelerators` = 0): a CPU-only system.
+    pub cpu_only: bool,
+    /// The software the submitter lists (`framework`), as written; not part of the published
+    /// pair records.
+    #[serde(skip)]
+    pub framework: String,
+    /// The host processor (`host_processor_model_name`) and how many each node holds, as
+    /// written: a CPU-only system's hardware configuration; not part of the published pair
+    /// records.
+    #[serde(skip)]
+    pub host_processor: String,
+    #[serde(skip)]
+    pub host_processors_per_node: Option<i64>,
+}
+
+impl Submission {
+    fn of(row: &SummaryRow) -> Submission {
+        let int = |f: Field| match row.typed(f) {
+            Typed::Int(n) => Some(n),
+            _ => None,
+        };
+        Submission {
+            organization: text_of(row, Field::Organization),
+            system_name: text_of(row, Field::SystemName),
+            platform: text_of(row, Field::Platform),
+            model: text_of(row, Field::Model),
+            benchmark: text_of(row, Field::MlperfModel),
+            accelerator: match row.typed(Field::AcceleratorModelName) {
+                Typed::Null => None,
+                _ => Some(text_of(row, Field::AcceleratorModelName)),
+            },
+            nodes: int(Field::NumberOfNodes),
+            accelerators_per_node: int(Field::AcceleratorsPerNode),
+            total_accelerators: int(Field::TotalAccelerators),
+            cpu_only: int(Field::TotalAccelerators) == Some(0),
+            framework: text_of(row, Field::Framework),
+            host_processor: text_of(row, Field::HostProcessorModelName),
+            host_processors_per_node: int(Field::HostProcessorsPerNode),
+        }
+    }
+
+    /// The system as the article names it: its `SystemName`, and its organisation after it in
+    /// parentheses when the name does not carry it already.
+    pub fn system_label(&self) -> String {
+        if self.system_name.contains(self.organization.as_str()) {
+            self.system_name.clone()
+        } else {
+            format!("{} ({})", self.system_name, self.organization)
+        }
+    }
+
+    /// The accelerator's name as written; `None` for a CPU-only system or an empty field.
+    pub fn accelerator_name(&self) -> Option<&str> {
+        self.accelerator.as_deref().filter(|_| !self.cpu_only)
+    }
+
+    /// The hardware as the article compares it: the accelerator's name in lower case (the
+    /// summary spells one accelerator two ways, `NVIDIA` and `Nvidia`), accelerators per node and
+    /// node count; `None` for a CPU-only system or when the summary leaves any of them empty.
+    pub fn hardware(&self) -> Option<(String, i64, i64)> {
+        Some((
+            self.accelerator_name()?.to_lowercase(),
+            self.accelerators_per_node?,
+            self.nodes?,
+        ))
+    }
+
+    /// Runs on more than one node.
+    pub fn multi_node(&self) -> Option<bool> {
+        self.nodes.map(|n| n > 1)
+    }
+
+    /// The hardware configuration ([`units::Configuration`]): the accelerator (or, without
+    /// one, the host processor) in lower case, how many per node, and the node count; `None`
+    /// when the summary leaves any of them empty.
+    pub fn configuration(&self) -> Option<units::Configuration> {
+        let nodes = self.nodes?;
+        if self.cpu_only {
+            let name = self.host_processor.trim();
+            (!name.is_empty()).then_some(())?;
+            return Some(units::Configuration {
+                cpu_only: true,
+                name: name.to_lowercase(),
+                per_node: self.host_processors_per_node?,
+                nodes,
+            });
+        }
+        Some(units::Configuration {
+            cpu_only: false,
+            name: self.accelerator_name()?.to_lowercase(),
+            per_node: self.accelerators_per_node?,
+            nodes,
+        })
+    }
+
+    /// What the system is counted under, by organisation and by configuration.
+    pub fn membership(&self) -> units::Membership {
+        units::Membership {
+            organization: self.organization.clone(),
+            configuration: self
+                .configuration()
+                .ok_or_else(|| format!("{}\u{0}{}", self.organization, self.platform)),
+        }
+    }
+}
+
+/// A complete Offline/Server pair of one submission.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub offline_id: RowId,
+    pub server_id: RowId,
+    #[serde(flatten)]
+    pub submission: Submission,
+    /// The rows' `Location` folders in the results tree.
+    pub offline_location: String,
+    pub server_location: String,
+    /// Offline Result (tokens/s), from the CSV's full-precision text.
+    pub offline: f64,
+    /// Server Result (tokens/s), from the CSV's full-precision text.
+    pub server: f64,
+    pub ratio: Ratio,
+}
+
+/// Why an eligible row is not part of a pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum UnmatchedReason {
+    /// No row of the other scenario has the same key.
+    NoPartner { missing: Scenario },
+    /// The key holds more than one row of a scenario, so no pair is formed: `offline` Offline
+    /// rows and `partners` rows of the `partner` scenario.
+    DuplicateKey {
+        offline: usize,
+        partner: Scenario,
+        partners: usize,
+    },
+}
+
+/// An eligible row left without a pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unmatched {
+    pub id: RowId,
+    pub scenario: Scenario,
+    pub organization: String,
+    pub system_name: String,
+    pub model: String,
+    pub reason: UnmatchedReason,
+    /// The other rows of the whole summary, in or out of scope, from the same results folder
+    /// (`Division`, `Organization`, `Platform`, `Model`), by row: what the system did submit of
+    /// this model.
+    pub siblings: Vec<Sibling>,
+}
+
+/// A row of the same system and model as an unmatched row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sibling {
+    pub id: RowId,
+    pub scenario: Scenario,
+}
+
+impl Unmatched {
+    /// True when the summary holds a row of `scenario` for the same system and model.
+    pub fn has_sibling(&self, scenario: &Scenario) -> bool {
+        self.siblings.iter().any(|s| s.scenario == *scenario)
+    }
+}
+
+/// The spread of one benchmark's ratios.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchmarkStats {
+    pub benchmark: String,
+    pub pairs: usize,
+    pub min: Ratio,
+    pub median: Ratio,
+    pub max: Ratio,
+}
+
+/// The model labels of one benchmark's pairs, when the summary writes more than one label, or a
+/// label other than the benchmark's name: the pairs are grouped by benchmark, the tables keep
+/// each row's own label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MergedLabels {
+    pub benchmark: String,
+    /// Each label and its number of pairs, by label.
+    pub labels: Vec<(String, usize)>,
+}
+
+/// Everything the analysis computes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    /// The round of the results (`version` of every row, such as `v6.1`).
+    pub round: String,
+    pub counts: Counts,
+    /// The fields two rows must share to pair, in the summary's names: the schema's key
+    /// fields, then the round's further key fields.
+    pub key_fields: Vec<String>,
+    pub steps: Vec<Step>,
+    pub pairs: Vec<Pair>,
+    pub unmatched: Vec<Unmatched>,
+    /// Per-benchmark spread of the ratios, ordered by median (lowest first).
+    pub benchmarks: Vec<BenchmarkStats>,
+    /// Benchmarks whose pairs carry more than one model label.
+    pub merged_labels: Vec<MergedLabels>,
+    /// Pairs left out as one run submitted twice, with the pair each repeats.
+    pub duplicates: Vec<Duplicate>,
+    pub robustness: Robustness,
+    pub interactive: InteractiveAnalysis,
+    /// How much of the ratio the system sets and how much the benchmark does, and the paired
+    /// comparisons of the benchmarks.
+    pub split: split::SystemAndBenchmark,
+}
+
+impl Analysis {
+    pub fn pair(&self, offline_id: RowId) -> Option<&Pair> {
+        self.pairs
+            .binary_search_by_key(&offline_id, |p| p.offline_id)
+            .ok()
+            .map(|i| &self.pairs[i])
+    }
+}
+
+/// Rows of the summary that pass every rule of `rules`, with the walk-through: one pass over the
+/// rows, each row charged to the first rule it fails; the count after a step is what remains.
+pub fn scope_with(summary: &Summary, rules: &[ScopeRule]) -> (Vec<usize>, Vec<Step>) {
+    let mut dropped_at = vec![(0usize, 0usize); rules.len()];
+    let mut kept = Vec::with_capacity(summary.rows.len());
+    let is_interactive = |row: &SummaryRow| row.scenario() == Some(Scenario::Interactive);
+    for (i, row) in summary.rows.iter().enumerate() {
+        match rules.iter().position(|rule| !rule.keeps(row)) {
+            Some(k) => {
+                dropped_at[k].0 += 1;
+                dropped_at[k].1 += usize::from(is_interactive(row));
+            }
+            None => kept.push(i),
+        }
+    }
+    let mut remaining = summary.rows.len();
+    let mut interactive = summary.rows.iter().filter(|r| is_interactive(r)).count();
+    let mut steps = vec![Step {
+        name: "All rows of the summary".into(),
+        field: None,
+        rows: remaining,
+        interactive,
+    }];
+    for (rule, (dropped, dropped_interactive)) in rules.iter().zip(dropped_at) {
+        remaining -= dropped;
+        interactive -= dropped_interactive;
+        steps.push(Step {
+            name: rule.rule.into(),
+            // A field the round has no value for: the step keeps every row.
+            field: (!summary.absent.contains(&rule.field))
+                .then(|| summary.name(rule.field).to_string()),
+            rows: remaining,
+            interactive,
+        });
+    }
+    (kept, steps)
+}
+
+/// Row indices of the eligible rows, with the walk-through of the scope.
+pub fn scope(summary: &Summary) -> (Vec<usize>, Vec<Step>) {
+    scope_with(summary, SCOPE)
+}
+
+/// The range a Result (tokens/s) must lie in: wide beyond any real system (every v6.1 Result
+/// lies between about 0.01 and 6,000,000), narrow enough that every ratio of two Results is
+/// finite and its percentage prints in at most 18 digits.
+pub const RESULT_RANGE: (f64, f64) = (1e-6, 1e9);
+
+/// The numeric Result of an eligible row: a finite number within [`RESULT_RANGE`], read from
+/// the CSV text.
+pub(crate) fn result_of(summary: &Summary, row: &SummaryRow) -> Result<f64> {
+    let raw = row.raw(Field::Result);
+    let bad = |message: String| Error::BadResult {
+        file: summary.file.clone(),
+        row: row.id.to_string(),
+        field: summary.name(Field::Result).to_string(),
+        message,
+    };
+    match raw.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => {
+            let (low, high) = RESULT_RANGE;
+            if (low..=high).contains(&v) {
+                Ok(v)
+            } else {
+                Err(bad(format!(
+                    "{} is outside the accepted range of {low:e} to {high:e} tokens/s (a typo or a unit error)",
+                    ratios_base::text::quoted(raw, 200)
+                )))
+            }
+        }
+        _ => Err(bad(format!(
+            "expected a positive finite number, got {:?}",
+            ratios_base::text::excerpt(raw, 200)
+        ))),
+    }
+}
+
+fn text_of(row: &SummaryRow, f: Field) -> String {
+    row.raw(f).to_string()
+}
+
+/// Runs scope, matching, ratios, the per-benchmark summary, the Interactive pairing and the
+/// robustness figures.
+pub fn analyse(summary: &Summary) -> Result<Analysis> {
+    analyse_with(summary, &[])
+}
+
+/// [`analyse`], counting once a result a system submitted on two accuracy targets of one model
+/// (`same_model`, the laxer first: see [`Duplicate`]).
+pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Analysis> {
+    let round = summary.round()?.to_string();
+    let (eligible, steps) = scope(summary);
+    let rows = &summary.rows;
+    // Every eligible row's Result is checked, in row order, paired or not.
+    for &i in &eligible {
+        result_of(summary, &rows[i])?;
+    }
+    let keys: Vec<Field> = key_fields().collect();
+    let matched = matching::match_rows(rows, &eligible, &keys, Scenario::Server);
+
+    let mut pairs = Vec::with_capacity(matched.pairs.len());
+    for &(o, s) in &matched.pairs {
+        let (orow, srow) = (&rows[o], &rows[s]);
+        let (offline, server) = (result_of(summary, orow)?, result_of(summary, srow)?);
+        pairs.push(Pair {
+            offline_id: orow.id,
+            server_id: srow.id,
+            submission: Submission::of(orow),
+            offline_location: text_of(orow, Field::Location),
+            server_location: text_of(srow, Field::Location),
+            offline,
+            server,
+            ratio: Ratio(server / offline),
+        });
+    }
+    pairs.sort_by_key(|p| p.offline_id);
+    let duplicates = duplicates(
+        &pairs
+            .iter()
+            .map(|p| PairKey {
+                system: (&p.submission.organization, &p.submission.platform),
+                benchmark: &p.submission.benchmark,
+                offline_id: p.offline_id,
+                partner_id: p.server_id,
+                results: (p.offline, p.server),
+            })
+            .collect::<Vec<_>>(),
+        same_model,
+    );
+    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.offline_id));
+    let mut unmatched: Vec<Unmatched> = matched
+        .unmatched
+        .iter()
+        .map(|(i, scenario, reason)| unmatched_row(rows, *i, *scenario, reason.clone()))
+        .collect();
+    unmatched.sort_by_key(|u| u.id);
+
+    let counts = Counts {
+        rows: rows.len(),
+        closed: rows
+            .iter()
+            .filter(|r| r.is_text(Field::Division, "closed"))
+            .count(),
+        open: rows
+            .iter()
+            .filter(|r| r.is_text(Field::Division, "open"))
+            .count(),
+        eligible: eligible.len(),
+        pairs: pairs.len(),
+        unmatched: unmatched.len(),
+        over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),
+        duplicates: duplicates.len(),
+    };
+    let interactive = interactive::analyse(summary, &pairs, same_model)?;
+    let benchmarks = by_benchmark(
+        pairs
+            .iter()
+            .map(|p| (p.submission.benchmark.as_str(), p.ratio)),
+    );
+    let order: Vec<String> = benchmarks.iter().map(|b| b.benchmark.clone()).collect();
+    Ok(Analysis {
+        round,
+        counts,
+        key_fields: key_names(summary, &keys),
+        steps,
+        split: split::system_and_benchmark(&pairs, &order),
+        benchmarks,
+        merged_labels: merged_labels(&pairs),
+        duplicates,
+        robustness: robustness::robustness(&pairs),
+        pairs,
+        unmatched,
+        interactive,
+    })
+}
+
+/// The names of the key fields `keys` as the summary writes them (those it has no value for
+/// left out: they are empty in every row), then its further key fields.
+pub(crate) fn key_names(summary: &Summary, keys: &[Field]) -> Vec<String> {
+    keys.iter()
+        .filter(|f| !summary.absent.contains(f))
+        .map(|&f| summary.name(f).to_string())
+        .chain(summary.extra_names.iter().cloned())
+        .collect()
+}
+
+fn unmatched_row(
+    rows: &[SummaryRow],
+    i: usize,
+    scenario: Scenario,
+    reason: UnmatchedReason,
+) -> Unmatched {
+    let row = &rows[i];
+    const FOLDER: [Field; 4] = [
+        Field::Division,
+        Field::Organization,
+        Field::Platform,
+        Field::Model,
+    ];
+    let siblings = rows
+        .iter()
+        .enumerate()
+        .filter(|&(j, r)| j != i && FOLDER.iter().all(|&f| r.raw(f) == row.raw(f)))
+        .filter_map(|(_, r)| {
+            Some(Sibling {
+                id: r.id,
+                scenario: r.scenario()?,
+            })
+        })
+        .collect();
+    Unmatched {
+        id: row.id,
+        scenario,
+        organization: text_of(row, Field::Organization),
+        system_name: text_of(row, Field::SystemName),
+        model: text_of(row, Field::Model),
+        reason,
+        siblings,
+    }
+}
+
+/// The median of sorted, non-empty `v`.
+pub fn median_of_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The median of `v`, or `None` when it is empty.
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(median_of_sorted(&v))
+}
+
+/// Per-benchmark spread of ratios, ordered by median (lowest first), then by name.
+pub fn by_benchmark<'a>(ratios: impl Iterator<Item = (&'a str, Ratio)>) -> Vec<BenchmarkStats> {
+    let mut groups: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    for (b, r) in ratios {
+        groups.entry(b).or_default().push(r.0);
+    }
+    let mut stats: Vec<BenchmarkStats> = groups
+        .into_iter()
+        .map(|(b, mut v)| {
+            v.sort_by(f64::total_cmp);
+            BenchmarkStats {
+                benchmark: b.to_string(),
+                pairs: v.len(),
+                min: Ratio(v[0]),
+                median: Ratio(median_of_sorted(&v)),
+                max: Ratio(v[v.len() - 1]),
+            }
+        })
+        .collect();
+    stats.sort_by(|a, b| {
+        a.median
+            .0
+            .total_cmp(&b.median.0)
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+    });
+    stats
+}
+
+/// The benchmarks whose pairs carry more than one model label, or a label other than the
+/// benchmark's own name, with each label's count of pairs.
+fn merged_labels(pairs: &[Pair]) -> Vec<MergedLabels> {
+    use std::collections::BTreeMap;
+    let mut by: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for p in pairs {
+        *by.entry(&p.submission.benchmark)
+            .or_default()
+            .entry(&p.submission.model)
+            .or_default() += 1;
+    }
+    by.into_iter()
+        .filter(|(b, labels)| labels.len() > 1 || !labels.contains_key(b))
+        .map(|(b, labels)| MergedLabels {
+            benchmark: b.to_string(),
+            labels: labels
+                .into_iter()
+                .map(|(l, n)| (l.to_string(), n))
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_prints_as_the_percentage_it_is() {
+        use ratios_base::number::percent;
+        // Joined to `%` by a no-break space.
+        assert_eq!(percent(Ratio(0.853640904)), "85.36\u{a0}%");
+        assert_eq!(percent(Ratio(1.0172490073673766)), "101.72\u{a0}%");
+        assert_eq!(format!("{:.2} %", Ratio(0.853640904).percent()), "85.36 %");
+    }
+}

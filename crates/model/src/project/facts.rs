@@ -1,0 +1,391 @@
+//! The facts the checks apply, read at run time from `sources/mlperf-checker-facts.json`: accuracy
+//! targets and upper limits, Server latency limits, and the key under which `accuracy.txt` prints
+//! each metric, each with the line of the MLPerf submission checker it was read from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use ratios_base::error::{Error, Result};
+
+/// Where the checker facts live in the project.
+pub const FACTS_PATH: &str = "sources/mlperf-checker-facts.json";
+
+/// Where a fact was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactSource {
+    pub repository: String,
+    pub commit: String,
+    pub path: String,
+    pub git_blob_sha1: String,
+    pub url: String,
+}
+
+impl FactSource {
+    /// Whether `pin` pins this source: the same repository, commit and path.
+    pub fn is(&self, pin: &crate::inputs::PinnedInput) -> bool {
+        pin.repository == self.repository && pin.commit == self.commit && pin.path == self.path
+    }
+
+    /// The manifest's pin of this source, among its sources.
+    pub fn pin_in<'a>(
+        &self,
+        manifest: &'a crate::inputs::InputManifest,
+    ) -> Option<&'a crate::inputs::PinnedInput> {
+        manifest
+            .of_kind(crate::inputs::InputKind::Source)
+            .find(|p| self.is(p))
+    }
+}
+
+/// A bound on one accuracy metric: `value = reference × multiplier`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricBound {
+    pub metric: String,
+    pub reference: f64,
+    pub multiplier: Option<f64>,
+    pub value: f64,
+    pub line: u32,
+}
+
+/// Latency limits of an LLM in one scenario (p99 must be strictly below).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyLimits {
+    pub ttft_ns: u64,
+    pub tpot_ns: u64,
+    pub line: u32,
+}
+
+/// The LoadGen log field the checker reads a scenario's throughput from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogField {
+    pub field: String,
+    pub line: u32,
+}
+
+/// The checker facts of one model. Every `line` is the line of the checker's source that holds
+/// the value.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFacts {
+    /// The accuracy bounds (for the benchmarks of the article's round; a model only an earlier
+    /// round ran has its latency limits alone).
+    #[serde(default)]
+    pub accuracy_targets: Vec<MetricBound>,
+    #[serde(default)]
+    pub accuracy_upper_limits: Vec<MetricBound>,
+    pub server_latency_limits: LatencyLimits,
+    /// `None` for a model the checker gives no Interactive limits (v5.1's mixtral-8x7b).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interactive_latency_limits: Option<LatencyLimits>,
+    /// By scenario (`Offline`, `Server`), for the article's round.
+    #[serde(default)]
+    pub throughput_log_field: BTreeMap<String, LogField>,
+}
+
+/// The key under which `accuracy.txt` prints a metric (`'rouge1': 44.8` is ROUGE1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportKey {
+    pub metric: String,
+    pub key: String,
+    pub line: u32,
+}
+
+/// The facts file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckerFacts {
+    pub about: String,
+    pub source: FactSource,
+    pub round: String,
+    pub accuracy_report_keys: Vec<ReportKey>,
+    pub models: BTreeMap<String, ModelFacts>,
+}
+
+impl CheckerFacts {
+    /// Parses the facts file; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self> {
+        let facts: CheckerFacts = serde_json::from_str(text).map_err(|e| Error::Config {
+            file: file.into(),
+            message: e.to_string(),
+        })?;
+        if facts.source.commit.len() != 40 {
+            return Err(Error::Config {
+                file: file.into(),
+                message: "source.commit must be a full 40-digit hash".into(),
+            });
+        }
+        Ok(facts)
+    }
+
+    /// Checks every fact against the checker's source it cites (`text`, the pinned copy of
+    /// `source.path`): each value must stand at its recorded line, written as the source writes
+    /// it, and a target's value must be its reference times its multiplier as Python computes
+    /// it. Returns how many facts were checked; the first fact that is not there is an error
+    /// naming it and the line.
+    pub fn check_against_source(&self, text: &str) -> Result<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = |line: u32| -> Option<&str> {
+            line.checked_sub(1)
+                .and_then(|i| lines.get(i as usize))
+                .copied()
+        };
+        let fail = |what: String, line: u32, why: &str| Error::Config {
+            file: FACTS_PATH.into(),
+            message: format!(
+                "{what}: line {line} of {} {why} (it reads: {})",
+                self.source.path,
+                ratios_base::text::excerpt(at(line).unwrap_or_default().trim(), 80)
+            ),
+        };
+        // A needle that ends in a digit must not continue with one (`* 1000000` is not in
+        // `* 10000000`).
+        let holds = |line: u32, needle: &str| {
+            at(line).is_some_and(|l| {
+                l.match_indices(needle).any(|(i, _)| {
+                    !needle.ends_with(|c: char| c.is_ascii_digit())
+                        || !l[i + needle.len()..].starts_with(|c: char| c.is_ascii_digit())
+                })
+            })
+        };
+        // A number is matched as a whole literal of the line (0.99 is not in `0.999`).
+        let holds_number = |line: u32, x: f64| {
+            at(line).is_some_and(|l| {
+                l.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .any(|t| t.parse::<f64>() == Ok(x))
+            })
+        };
+        let mut checked = 0;
+        for (model, mf) in &self.models {
+            for b in mf.accuracy_targets.iter().chain(&mf.accuracy_upper_limits) {
+                let what = format!("{model} {} {}", b.metric, b.value);
+                let quoted = format!("\"{}\"", b.metric);
+                if !holds(b.line, &quoted) && !holds(b.line.saturating_sub(1), &quoted) {
+                    return Err(fail(
+                        what,
+                        b.line,
+                        &format!("(or the line before) does not name {quoted}"),
+                    ));
+                }
+                if !holds_number(b.line, b.reference) {
+                    return Err(fail(
+                        what,
+                        b.line,
+                        &format!("does not hold the reference {}", python_number(b.reference)),
+                    ));
+                }
+                match b.multiplier {
+                    Some(m) if !holds_number(b.line, m) => {
+                        return Err(fail(
+                            what,
+                            b.line,
+                            &format!("does not hold the multiplier {}", python_number(m)),
+                        ));
+                    }
+                    Some(m) if b.reference * m != b.value => {
+                        return Err(fail(
+                            what,
+                            b.line,
+                            &format!(
+                                "gives {} × {} = {}, not the recorded value",
+                                b.reference,
+                                m,
+                                b.reference * m
+                            ),
+                        ));
+                    }
+                    None if b.reference != b.value => {
+                        return Err(fail(what, b.line, "holds a reference without multiplier that differs from the recorded value"));
+                    }
+                    _ => {}
+                }
+                checked += 1;
+            }
+            for (scenario, l) in [
+                ("Server", Some(&mf.server_latency_limits)),
+                ("Interactive", mf.interactive_latency_limits.as_ref()),
+            ] {
+                let Some(l) = l else {
+                    continue;
+                };
+                // The limits stand on the line after their scenario's key.
+                let opens = format!("\"{scenario}\": {{");
+                if !holds(l.line.saturating_sub(1), &opens) {
+                    return Err(fail(
+                        format!("{model} {scenario} latency limits"),
+                        l.line.saturating_sub(1),
+                        &format!("does not open {opens}"),
+                    ));
+                }
+                for (key, ns) in [("ttft", l.ttft_ns), ("tpot", l.tpot_ns)] {
+                    let written = format!("\"{key}\": {} * 1000000", ns / 1_000_000);
+                    if ns % 1_000_000 != 0 || !holds(l.line, &written) {
+                        return Err(fail(
+                            format!("{model} {scenario} {key} limit {ns} ns"),
+                            l.line,
+                            &format!("does not hold {written}"),
+                        ));
+                    }
+                }
+                checked += 1;
+            }
+            for (scenario, field) in &mf.throughput_log_field {
+                let written = format!("\"{scenario}\": \"{}\"", field.field);
+                if !holds(field.line, &written) {
+                    return Err(fail(
+                        format!("{model} {scenario} log field"),
+                        field.line,
+                        &format!("does not hold {written}"),
+                    ));
+                }
+                checked += 1;
+            }
+        }
+        for k in &self.accuracy_report_keys {
+            let (metric, key) = (format!("\"{}\"", k.metric), format!("'{}'", k.key));
+            if !holds(k.line, &metric) || !holds(k.line, &key) {
+                return Err(fail(
+                    format!("report key {}", k.key),
+                    k.line,
+                    &format!("does not map {key} to {metric}"),
+                ));
+            }
+            checked += 1;
+        }
+        Ok(checked)
+    }
+
+    /// The checker's name of a metric that `accuracy.txt` prints under `key`, if it is known.
+    pub fn metric_of_report_key(&self, key: &str) -> Option<&str> {
+        self.accuracy_report_keys
+            .iter()
+            .find(|k| k.key == key)
+            .map(|k| k.metric.as_str())
+    }
+}
+
+/// A number as Python source writes it: `294.45`, `0.999`, `9999`.
+fn python_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-made checker source: one target, one latency limit, two log fields, one report key.
+    const SOURCE: &str = r#"TARGETS = {
+    "llama2-70b-99.9": (
+        "ROUGE1",
+        44.4312 * 0.999,
+    ),
+}
+LATENCY = {
+    "llama2-70b-99.9": {
+        "Server": {
+            "ttft": 2000 * 1000000, "tpot": 200 * 1000000
+        },
+        "Interactive": {
+            "ttft": 450 * 1000000, "tpot": 40 * 1000000
+        },
+    },
+}
+FIELDS = {"Offline": "result_tokens_per_second",
+    "Server": "result_completed_tokens_per_second"}
+KEYS = {"ROUGE1": 'rouge1'}
+"#;
+
+    fn facts(edit: fn(&mut serde_json::Value)) -> CheckerFacts {
+        let mut v = serde_json::json!({
+            "about": "test", "round": "v6.1",
+            "source": {"repository": "o/r", "commit": "0".repeat(40), "path": "constants.py",
+                       "git_blob_sha1": "0".repeat(40), "url": "https://example.org/"},
+            "accuracy_report_keys": [{"metric": "ROUGE1", "key": "rouge1", "line": 19}],
+            "models": {"llama2-70b-99.9": {
+                "accuracy_targets": [{"metric": "ROUGE1", "reference": 44.4312,
+                                      "multiplier": 0.999, "value": 44.4312_f64 * 0.999, "line": 4}],
+                "accuracy_upper_limits": [],
+                "server_latency_limits": {"ttft_ns": 2_000_000_000u64, "tpot_ns": 200_000_000u64, "line": 10},
+                "interactive_latency_limits": {"ttft_ns": 450_000_000u64, "tpot_ns": 40_000_000u64, "line": 13},
+                "throughput_log_field": {
+                    "Offline": {"field": "result_tokens_per_second", "line": 17},
+                    "Server": {"field": "result_completed_tokens_per_second", "line": 18}}}}
+        });
+        edit(&mut v);
+        CheckerFacts::parse("facts.json", &v.to_string()).unwrap()
+    }
+
+    #[test]
+    fn every_fact_must_stand_at_its_line_of_the_source() {
+        assert_eq!(facts(|_| {}).check_against_source(SOURCE).unwrap(), 6);
+        // A limit ten times larger in the source is not the recorded one.
+        let tenfold = SOURCE.replace("200 * 1000000", "200 * 10000000");
+        let err = facts(|_| {})
+            .check_against_source(&tenfold)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("does not hold \"tpot\": 200 * 1000000"),
+            "{err}"
+        );
+        fn m(v: &mut serde_json::Value) -> &mut serde_json::Value {
+            &mut v["models"]["llama2-70b-99.9"]
+        }
+        type Edit = fn(&mut serde_json::Value);
+        let cases: [(Edit, &str); 8] = [
+            (
+                |v| m(v)["accuracy_targets"][0]["line"] = 6.into(),
+                "does not name \"ROUGE1\"",
+            ),
+            (
+                |v| m(v)["accuracy_targets"][0]["multiplier"] = 0.99.into(),
+                "does not hold the multiplier 0.99",
+            ),
+            (
+                |v| m(v)["accuracy_targets"][0]["value"] = 44.387.into(),
+                "not the recorded value",
+            ),
+            (
+                |v| m(v)["server_latency_limits"]["tpot_ns"] = 90_000_000.into(),
+                "does not hold \"tpot\": 90 * 1000000",
+            ),
+            (
+                |v| m(v)["interactive_latency_limits"]["tpot_ns"] = 30_000_000.into(),
+                "Interactive tpot limit 30000000 ns: line 13 of constants.py does not hold \"tpot\": 30 * 1000000",
+            ),
+            (
+                // The Server limits' line given for the Interactive ones.
+                |v| m(v)["interactive_latency_limits"]["line"] = 10.into(),
+                "llama2-70b-99.9 Interactive latency limits: line 9 of constants.py does not open \"Interactive\": {",
+            ),
+            (
+                |v| m(v)["throughput_log_field"]["Server"]["line"] = 99.into(),
+                "line 99 of constants.py does not hold",
+            ),
+            (
+                |v| v["accuracy_report_keys"][0]["key"] = "rougeL".into(),
+                "does not map 'rougeL' to \"ROUGE1\"",
+            ),
+        ];
+        for (edit, says) in cases {
+            let err = facts(edit)
+                .check_against_source(SOURCE)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("sources/mlperf-checker-facts.json: "),
+                "{err}"
+            );
+            assert!(err.contains(says), "{says}: {err}");
+        }
+    }
+}

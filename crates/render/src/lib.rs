@@ -1,0 +1,11 @@
+//! What a visitor reads: [`figure`] (the SVG figures and the social card), [`article`] (the
+//! article, its data page and the data files) and [`self_check`] (the build's checks of what it
+//! publishes). It depends on `ratios-base`, `ratios-model` and `ratios-bundle`: the pages list
+//! the bundle's bytes.
+
+// Templates name items by the crate's own name, whichever crate compiles them.
+extern crate self as ratios_render;
+
+pub mod article;
+pub mod figure;
+pub mod self_check;
