@@ -1,35 +1,45 @@
-//! The page's tree as html5ever builds it: a small arena of nodes that html5ever's tree builder
-//! fills through [`TreeSink`]. It keeps what the page check reads (elements with their names and
-//! attributes, text, and where each node hangs) and holds every other node (comments, the
-//! doctype, processing instructions) as a bare node, so that text on either side of one stays
-//! two texts, as in a browser's tree.
+//! The page's tree, built from its tokens ([`crate::markup`]): a small arena of nodes holding
+//! what the page check reads (elements with their names and attributes, text, and where each
+//! node hangs) and every other node (comments, the doctype) as a bare node, so that text on
+//! either side of one stays two texts.
 //!
-//! A `<template>`'s contents hang under one document-fragment node, the template's first child,
-//! so that walking the tree reaches them. An element's attributes are kept sorted by their
-//! qualified name. No `annotation-xml` element is taken for an HTML integration point. (These
-//! three are how the tree read by the page check was built before, by scraper.)
+//! The build's pages close every element they open, in order (the page check verifies it from
+//! the tags): so the tree is the one their tags write. An end tag closes the innermost open
+//! element of its name, and those inside it; an end tag that matches none is left out; a void
+//! element or a self-closing foreign one has no children. An element inside `<svg>` or `<math>`
+//! is in that namespace, but for the contents of `<foreignObject>` and `<annotation-xml>`.
+//! Attributes are kept sorted by name.
 
-use std::borrow::Cow;
-use std::cell::{Ref, RefCell};
+use crate::markup::{self, Token, VOID_ELEMENTS};
 
-use html5ever::tendril::{StrTendril, TendrilSink};
-use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
-use html5ever::{local_name, ns, Attribute, QualName};
+/// The namespace of an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Namespace {
+    Html,
+    Svg,
+    MathMl,
+}
+
+/// An element's name: its namespace and its local name, lower-cased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Name {
+    pub ns: Namespace,
+    pub local: String,
+}
 
 /// What a node is.
 #[derive(Debug)]
 pub enum Data {
     /// The document: the root, node 0.
     Document,
-    /// A `<template>`'s contents.
-    Fragment,
     /// An element: its name and its attributes, sorted by name.
     Element {
-        name: QualName,
-        attrs: Vec<(QualName, StrTendril)>,
+        name: Name,
+        attrs: Vec<(String, String)>,
     },
-    Text(StrTendril),
-    /// A comment, the doctype or a processing instruction.
+    /// Text, its character references decoded.
+    Text(String),
+    /// A comment or a declaration.
     Other,
 }
 
@@ -47,9 +57,87 @@ pub struct Dom {
 }
 
 impl Dom {
-    /// The tree of the document `html`, as a browser builds it (scripting on).
+    /// The tree of the document `html`.
     pub fn parse(html: &str) -> Dom {
-        html5ever::parse_document(Sink::default(), Default::default()).one(html)
+        let mut dom = Dom {
+            nodes: vec![Node {
+                parent: None,
+                children: Vec::new(),
+                data: Data::Document,
+            }],
+        };
+        // The open elements, innermost last, each with its node.
+        let mut open: Vec<(String, usize)> = Vec::new();
+        for token in markup::tokens(html) {
+            let parent = open.last().map_or(0, |(_, n)| *n);
+            match token {
+                Token::Tag(tag) if tag.end => {
+                    if let Some(depth) = open.iter().rposition(|(name, _)| *name == tag.name) {
+                        open.truncate(depth);
+                    }
+                }
+                Token::Tag(tag) => {
+                    let ns = match (&dom.nodes[parent].data, tag.name.as_str()) {
+                        (Data::Element { name, .. }, _)
+                            if name.ns != Namespace::Html
+                                && !matches!(
+                                    name.local.as_str(),
+                                    "foreignobject" | "annotation-xml"
+                                ) =>
+                        {
+                            name.ns
+                        }
+                        (_, "svg") => Namespace::Svg,
+                        (_, "math") => Namespace::MathMl,
+                        _ => Namespace::Html,
+                    };
+                    let mut attrs = tag.attributes;
+                    attrs.sort();
+                    let childless = if ns == Namespace::Html {
+                        VOID_ELEMENTS.contains(&tag.name.as_str())
+                    } else {
+                        tag.self_closing
+                    };
+                    let name = tag.name.clone();
+                    let node = dom.add(
+                        parent,
+                        Data::Element {
+                            name: Name {
+                                ns,
+                                local: tag.name,
+                            },
+                            attrs,
+                        },
+                    );
+                    if !childless {
+                        open.push((name, node));
+                    }
+                }
+                Token::Text { text, raw, .. } => {
+                    let text = if raw {
+                        text.to_string()
+                    } else {
+                        markup::decode(text).into_owned()
+                    };
+                    dom.add(parent, Data::Text(text));
+                }
+                Token::Comment { .. } | Token::Declaration { .. } => {
+                    dom.add(parent, Data::Other);
+                }
+            }
+        }
+        dom
+    }
+
+    fn add(&mut self, parent: usize, data: Data) -> usize {
+        let node = self.nodes.len();
+        self.nodes.push(Node {
+            parent: Some(parent),
+            children: Vec::new(),
+            data,
+        });
+        self.nodes[parent].children.push(node);
+        node
     }
 
     /// Every node under `node` (itself included), in tree order.
@@ -69,214 +157,10 @@ impl Dom {
         self.descendants(node)
             .into_iter()
             .filter_map(|n| match &self.nodes[n].data {
-                Data::Text(t) => Some(&**t),
+                Data::Text(t) => Some(t.as_str()),
                 _ => None,
             })
             .collect()
-    }
-}
-
-/// The tree being built. Handles are indices into `nodes`.
-struct Sink {
-    nodes: RefCell<Vec<Node>>,
-}
-
-impl Default for Sink {
-    fn default() -> Self {
-        Sink {
-            nodes: RefCell::new(vec![Node {
-                parent: None,
-                children: Vec::new(),
-                data: Data::Document,
-            }]),
-        }
-    }
-}
-
-impl Sink {
-    fn new_node(&self, data: Data) -> usize {
-        let mut nodes = self.nodes.borrow_mut();
-        nodes.push(Node {
-            parent: None,
-            children: Vec::new(),
-            data,
-        });
-        nodes.len() - 1
-    }
-}
-
-/// Takes `node` out of its parent's children, if it has a parent.
-fn detach(nodes: &mut [Node], node: usize) {
-    if let Some(parent) = nodes[node].parent.take() {
-        nodes[parent].children.retain(|&c| c != node);
-    }
-}
-
-/// Appends `text` to `node` if that is a text node.
-fn extend_text(nodes: &mut [Node], node: Option<usize>, text: &StrTendril) -> bool {
-    match node.map(|n| &mut nodes[n].data) {
-        Some(Data::Text(t)) => {
-            t.push_tendril(text);
-            true
-        }
-        _ => false,
-    }
-}
-
-impl TreeSink for Sink {
-    type Handle = usize;
-    type Output = Dom;
-    type ElemName<'a> = Ref<'a, QualName>;
-
-    fn finish(self) -> Dom {
-        Dom {
-            nodes: self.nodes.into_inner(),
-        }
-    }
-
-    fn parse_error(&self, _msg: Cow<'static, str>) {}
-
-    fn get_document(&self) -> usize {
-        0
-    }
-
-    fn elem_name<'a>(&'a self, target: &'a usize) -> Ref<'a, QualName> {
-        Ref::map(self.nodes.borrow(), |nodes| match &nodes[*target].data {
-            Data::Element { name, .. } => name,
-            _ => panic!("not an element"),
-        })
-    }
-
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> usize {
-        let template = name.ns == ns!(html) && name.local == local_name!("template");
-        let mut attrs: Vec<(QualName, StrTendril)> =
-            attrs.into_iter().map(|a| (a.name, a.value)).collect();
-        attrs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let element = self.new_node(Data::Element { name, attrs });
-        if template {
-            let contents = self.new_node(Data::Fragment);
-            self.append(&element, NodeOrText::AppendNode(contents));
-        }
-        element
-    }
-
-    fn create_comment(&self, _text: StrTendril) -> usize {
-        self.new_node(Data::Other)
-    }
-
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> usize {
-        self.new_node(Data::Other)
-    }
-
-    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {
-        let doctype = self.new_node(Data::Other);
-        self.append(&0, NodeOrText::AppendNode(doctype));
-    }
-
-    fn append(&self, parent: &usize, child: NodeOrText<usize>) {
-        let nodes = &mut *self.nodes.borrow_mut();
-        match child {
-            NodeOrText::AppendNode(child) => {
-                if nodes[*parent].children.last() != Some(&child) {
-                    detach(nodes, child);
-                    nodes[child].parent = Some(*parent);
-                    nodes[*parent].children.push(child);
-                }
-            }
-            NodeOrText::AppendText(text) => {
-                let last = nodes[*parent].children.last().copied();
-                if !extend_text(nodes, last, &text) {
-                    nodes.push(Node {
-                        parent: Some(*parent),
-                        children: Vec::new(),
-                        data: Data::Text(text),
-                    });
-                    let new = nodes.len() - 1;
-                    nodes[*parent].children.push(new);
-                }
-            }
-        }
-    }
-
-    fn append_before_sibling(&self, sibling: &usize, new_node: NodeOrText<usize>) {
-        let nodes = &mut *self.nodes.borrow_mut();
-        if let NodeOrText::AppendNode(node) = new_node {
-            detach(nodes, node);
-        }
-        let Some(parent) = nodes[*sibling].parent else {
-            return;
-        };
-        let at = nodes[parent]
-            .children
-            .iter()
-            .position(|&c| c == *sibling)
-            .expect("a node is among its parent's children");
-        let node = match new_node {
-            NodeOrText::AppendNode(node) => node,
-            NodeOrText::AppendText(text) => {
-                let before = at.checked_sub(1).map(|i| nodes[parent].children[i]);
-                if extend_text(nodes, before, &text) {
-                    return;
-                }
-                nodes.push(Node {
-                    parent: None,
-                    children: Vec::new(),
-                    data: Data::Text(text),
-                });
-                nodes.len() - 1
-            }
-        };
-        nodes[node].parent = Some(parent);
-        nodes[parent].children.insert(at, node);
-    }
-
-    fn append_based_on_parent_node(
-        &self,
-        element: &usize,
-        prev_element: &usize,
-        child: NodeOrText<usize>,
-    ) {
-        let has_parent = self.nodes.borrow()[*element].parent.is_some();
-        if has_parent {
-            self.append_before_sibling(element, child);
-        } else {
-            self.append(prev_element, child);
-        }
-    }
-
-    fn get_template_contents(&self, target: &usize) -> usize {
-        self.nodes.borrow()[*target].children[0]
-    }
-
-    fn same_node(&self, x: &usize, y: &usize) -> bool {
-        x == y
-    }
-
-    fn set_quirks_mode(&self, _mode: QuirksMode) {}
-
-    fn add_attrs_if_missing(&self, target: &usize, new: Vec<Attribute>) {
-        let nodes = &mut *self.nodes.borrow_mut();
-        let Data::Element { attrs, .. } = &mut nodes[*target].data else {
-            panic!("not an element");
-        };
-        for a in new {
-            if let Err(at) = attrs.binary_search_by(|(name, _)| name.cmp(&a.name)) {
-                attrs.insert(at, (a.name, a.value));
-            }
-        }
-    }
-
-    fn remove_from_parent(&self, target: &usize) {
-        detach(&mut self.nodes.borrow_mut(), *target);
-    }
-
-    fn reparent_children(&self, node: &usize, new_parent: &usize) {
-        let nodes = &mut *self.nodes.borrow_mut();
-        let children = std::mem::take(&mut nodes[*node].children);
-        for &c in &children {
-            nodes[c].parent = Some(*new_parent);
-        }
-        nodes[*new_parent].children.extend(children);
     }
 }
 
@@ -288,51 +172,65 @@ mod tests {
         dom.descendants(0)
             .into_iter()
             .filter_map(|n| match &dom.nodes[n].data {
-                Data::Element { name, .. } => Some(name.local.to_string()),
+                Data::Element { name, .. } => Some(name.local.clone()),
                 _ => None,
             })
             .collect()
     }
 
     #[test]
-    fn template_contents_are_walked_in_place() {
-        let dom = Dom::parse("<template><p>a</p></template><b>b</b>");
-        assert_eq!(
-            names(&dom),
-            ["html", "head", "template", "p", "body", "b"].map(String::from)
-        );
-        assert_eq!(dom.text(0), "ab");
+    fn elements_nest_as_their_tags_write_them() {
+        let dom = Dom::parse("<p>a<b>b</b><br>c</p><div><img src=x></div>");
+        assert_eq!(names(&dom), ["p", "b", "br", "div", "img"]);
+        assert_eq!(dom.text(0), "abc");
     }
 
     #[test]
-    fn text_is_merged_but_not_across_a_comment() {
-        let dom = Dom::parse("<p>a<!--c-->b</p><table>x<tr><td>y</td></tr></table>");
-        let texts: Vec<String> = dom
+    fn text_is_decoded_but_not_in_raw_text() {
+        let dom = Dom::parse("<p>a &amp; b&nbsp;c &#8288;&#x41;</p><style>a&amp;b</style>");
+        assert_eq!(dom.text(0), "a & b\u{a0}c \u{2060}Aa&amp;b");
+    }
+
+    #[test]
+    fn foreign_elements_take_their_namespace_and_attributes_are_sorted() {
+        let dom = Dom::parse(
+            "<svg role=\"img\" class=\"f\"><title>t</title><rect/><foreignObject><p>x</p></foreignObject></svg>",
+        );
+        type Seen<'a> = (&'a str, Namespace, &'a Vec<(String, String)>);
+        let elements: Vec<Seen<'_>> = dom
             .nodes
             .iter()
             .filter_map(|n| match &n.data {
-                Data::Text(t) if n.parent.is_some() => Some(t.to_string()),
+                Data::Element { name, attrs } => Some((name.local.as_str(), name.ns, attrs)),
                 _ => None,
             })
             .collect();
-        assert_eq!(texts, ["a", "b", "x", "y"].map(String::from));
-        assert_eq!(dom.text(0), "abxy");
+        assert_eq!(elements[0].0, "svg");
+        assert_eq!(elements[0].1, Namespace::Svg);
+        assert_eq!(
+            elements[0].2,
+            &vec![
+                ("class".to_string(), "f".to_string()),
+                ("role".to_string(), "img".to_string())
+            ]
+        );
+        assert_eq!((elements[2].0, elements[2].1), ("rect", Namespace::Svg));
+        assert_eq!((elements[4].0, elements[4].1), ("p", Namespace::Html));
+        // The rectangle closed itself: the paragraph hangs under the foreign object.
+        assert_eq!(dom.nodes[dom.nodes.len() - 2].parent, Some(6 - 1));
     }
 
     #[test]
-    fn attributes_are_sorted_by_name() {
-        let dom = Dom::parse("<svg><a xlink:href=\"#x\" z=\"1\" b=\"2\"></a></svg>");
-        let attrs: Vec<String> = dom
+    fn a_stray_end_tag_is_left_out_and_text_stays_apart_across_a_comment() {
+        let dom = Dom::parse("<div>a</span>b<!-- c -->d</div>");
+        let texts: Vec<&str> = dom
             .nodes
             .iter()
-            .find_map(|n| match &n.data {
-                Data::Element { name, attrs } if &*name.local == "a" => {
-                    Some(attrs.iter().map(|(k, _)| k.local.to_string()).collect())
-                }
+            .filter_map(|n| match &n.data {
+                Data::Text(t) => Some(t.as_str()),
                 _ => None,
             })
-            .unwrap();
-        // `xlink:href` has a prefix (`xlink`), which sorts after none.
-        assert_eq!(attrs, ["b", "z", "href"].map(String::from));
+            .collect();
+        assert_eq!(texts, ["a", "b", "d"]);
     }
 }

@@ -1,23 +1,44 @@
-//! The nesting of HTML elements: which element a run of tags leaves open, or closes out of order.
+//! HTML read token by token: tags with their attributes, text, comments, each at its byte
+//! offset; the nesting of elements (which element a run of tags leaves open, or closes out of
+//! order); and the escapes the page is written with.
 //!
 //! The page the build writes closes every element it opens (its templates and pulldown-cmark
-//! do), so a tag out of place can only come from raw HTML in the prose. The prose is checked
-//! with it (naming the line of `content/article.md`), and the finished page again by `self_check`
-//! (naming the line of `article.html`). Positions are byte offsets the caller turns into lines.
+//! do), and the prose's raw HTML is held to an allow-list of plain elements, refused otherwise:
+//! so the pages are read here by their tags, as WHATWG's tokenizer reads tags, text, comments
+//! and the raw text of `<script>` and `<style>`, without the tree-building rules a browser
+//! applies to markup that does not nest. A tag out of place can only come from raw HTML in the
+//! prose: the prose is checked with [`Nesting`] (naming the line of `content/article.md`), and
+//! the finished page again by `self_check` (naming the line of `article.html`). Positions are
+//! byte offsets the caller turns into lines. The tests read the pages with html5ever too, as a
+//! browser builds them.
 
-use std::cell::{Cell, RefCell};
-
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use std::borrow::Cow;
 
 /// Elements that have no end tag.
 pub const VOID_ELEMENTS: &[&str] = &[
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
     "wbr",
 ];
+
+/// Elements whose content is text up to their end tag, read as written.
+const RAW_TEXT: &[&str] = &["script", "style", "xmp", "iframe", "noembed", "noframes"];
+
+/// Elements whose content is text up to their end tag, character references decoded.
+const ESCAPABLE_RAW_TEXT: &[&str] = &["textarea", "title"];
+
+/// One token of a run of HTML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token<'a> {
+    /// A start or end tag.
+    Tag(TagAt),
+    /// Text as written (character references not yet decoded), at its offset; `raw` for the
+    /// content of `<script>`, `<style>` and the like, where `&` is only `&`.
+    Text { text: &'a str, at: usize, raw: bool },
+    /// A comment, at its offset.
+    Comment { at: usize },
+    /// A doctype or another `<!…>` or `<?…>` declaration, at its offset.
+    Declaration { at: usize },
+}
 
 /// The first way a run of tags is not nested, with the byte offsets of the tags concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,115 +162,276 @@ pub struct TagAt {
     pub at: usize,
 }
 
-/// Every tag of `html`, in order, read as a browser's tokenizer reads it (html5ever's): inside
-/// `<style>`, `<textarea>`, `<title>`, `<script>` and the like, text is text, since after such a
-/// start tag the tokenizer switches to the state its content is read in (as a browser's tree
-/// builder would tell it to; here by the tag's name alone, whatever encloses it).
+/// Every tag of `html`, in order, read as WHATWG's tokenizer reads tags: inside `<style>`,
+/// `<textarea>`, `<title>`, `<script>` and the like, text is text up to the element's end tag.
 pub fn tags(html: &str) -> Vec<TagAt> {
-    let queue = BufferQueue::default();
-    queue.push_back(StrTendril::from_slice(html));
-    let tokenizer = Tokenizer::new(
-        TagSink {
-            html,
-            queue: &queue,
-            read: Cell::new(0),
-            tags: RefCell::new(Vec::new()),
-        },
-        TokenizerOpts::default(),
-    );
-    // The whole input is queued, so the tokenizer reads it all (but for a few characters that
-    // may await what follows, which `end` reads).
-    let _ = tokenizer.feed(&queue);
-    tokenizer.end();
-    tokenizer.sink.tags.into_inner()
+    tokens(html)
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Tag(tag) => Some(tag),
+            _ => None,
+        })
+        .collect()
 }
 
-/// Collects the tags, each with its offset. html5ever's tokenizer tells no offsets, but it reads
-/// from `queue`, so what is left there tells how far it has read when it hands over a token.
-/// Between two tokens it hands over, the tokenizer reads no tag but the next one's: so a tag
-/// begins at the first `<` and name (`</` and name for an end tag) from where the token
-/// before it was handed over, less the one character the tokenizer may have read ahead and
-/// must read again.
-struct TagSink<'a> {
-    html: &'a str,
-    queue: &'a BufferQueue,
-    /// How far the tokenizer had read when it handed over the last token (parse errors aside).
-    read: Cell<usize>,
-    tags: RefCell<Vec<TagAt>>,
-}
-
-impl TagSink<'_> {
-    /// How many bytes of the input the tokenizer has read so far.
-    fn read_so_far(&self) -> usize {
-        let left = self.queue.clone();
-        let mut unread = 0;
-        while let Some(chunk) = left.pop_front() {
-            unread += chunk.len();
+/// Every token of `html`, in order. A `<` that begins no tag, comment or declaration is text;
+/// a `</>` is nothing; a tag the input ends inside is dropped, as a browser drops it.
+pub fn tokens<'a>(html: &'a str) -> Vec<Token<'a>> {
+    let bytes = html.as_bytes();
+    let mut out = Vec::new();
+    let mut text_from = 0;
+    let mut i = 0;
+    let flush = |out: &mut Vec<Token<'a>>, from: usize, to: usize| {
+        if to > from {
+            out.push(Token::Text {
+                text: &html[from..to],
+                at: from,
+                raw: false,
+            });
         }
-        self.html.len().saturating_sub(unread)
-    }
-
-    /// The offset of the `<` that begins a tag, the tokenizer having read up to `from` when it
-    /// handed over the token before: the first `<` and letter (`</` and letter for an end tag)
-    /// from `from` less one on.
-    fn tag_start(&self, from: usize, end: bool) -> usize {
-        let bytes = self.html.as_bytes();
-        let starts_tag = |i: usize| {
-            let name = if end {
-                if bytes.get(i + 1) != Some(&b'/') {
-                    return false;
-                }
-                i + 2
+    };
+    while i < bytes.len() {
+        if bytes[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let next = bytes.get(i + 1).copied();
+        if html[i..].starts_with("<!--") {
+            flush(&mut out, text_from, i);
+            out.push(Token::Comment { at: i });
+            // `<!-->` and `<!--->` end at once; otherwise at `-->`, or with the input.
+            let body = i + 4;
+            i = if html[body..].starts_with('>') {
+                body + 1
+            } else if html[body..].starts_with("->") {
+                body + 2
             } else {
-                i + 1
+                html[body..]
+                    .find("-->")
+                    .map_or(bytes.len(), |end| body + end + 3)
             };
-            bytes[i] == b'<' && bytes.get(name).is_some_and(u8::is_ascii_alphabetic)
-        };
-        (from.saturating_sub(1)..bytes.len())
-            .find(|&i| starts_tag(i))
-            .unwrap_or(from)
+            text_from = i;
+        } else if matches!(next, Some(b'!' | b'?')) {
+            flush(&mut out, text_from, i);
+            out.push(Token::Declaration { at: i });
+            i = html[i..].find('>').map_or(bytes.len(), |end| i + end + 1);
+            text_from = i;
+        } else if next == Some(b'/') && bytes.get(i + 2) == Some(&b'>') {
+            flush(&mut out, text_from, i);
+            i += 3;
+            text_from = i;
+        } else if next == Some(b'/') && bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic) {
+            let Some((tag, end)) = read_tag(html, i, true) else {
+                flush(&mut out, text_from, i);
+                return out;
+            };
+            flush(&mut out, text_from, i);
+            out.push(Token::Tag(tag));
+            i = end;
+            text_from = i;
+        } else if next.is_some_and(|b| b.is_ascii_alphabetic()) {
+            let Some((tag, end)) = read_tag(html, i, false) else {
+                flush(&mut out, text_from, i);
+                return out;
+            };
+            flush(&mut out, text_from, i);
+            let name = tag.name.clone();
+            out.push(Token::Tag(tag));
+            i = end;
+            text_from = i;
+            let raw = RAW_TEXT.contains(&name.as_str());
+            if raw || ESCAPABLE_RAW_TEXT.contains(&name.as_str()) {
+                // The content runs to `</name` followed by a space, `/` or `>`.
+                let close = raw_text_end(html, i, &name);
+                if close > i {
+                    out.push(Token::Text {
+                        text: &html[i..close],
+                        at: i,
+                        raw,
+                    });
+                }
+                i = close;
+                text_from = i;
+            }
+        } else {
+            i += 1;
+        }
     }
+    flush(&mut out, text_from, bytes.len());
+    out
 }
 
-impl TokenSink for TagSink<'_> {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let mut next = TokenSinkResult::Continue;
-        match token {
-            Token::ParseError(_) => return next,
-            Token::TagToken(tag) => {
-                let end = tag.kind == TagKind::EndTag;
-                let name = tag.name.to_string();
-                if !end {
-                    // The list html5gum, the tokenizer used before, switched by (`noframe` so
-                    // spelled there): the markup checked stays read as it was.
-                    next = match &*name {
-                        "textarea" | "title" => TokenSinkResult::RawData(RawKind::Rcdata),
-                        "plaintext" => TokenSinkResult::Plaintext,
-                        "script" => TokenSinkResult::RawData(RawKind::ScriptData),
-                        "style" | "iframe" | "xmp" | "noembed" | "noframe" | "noscript" => {
-                            TokenSinkResult::RawData(RawKind::Rawtext)
-                        }
-                        _ => TokenSinkResult::Continue,
-                    };
-                }
-                self.tags.borrow_mut().push(TagAt {
-                    at: self.tag_start(self.read.get(), end),
-                    name,
-                    end,
-                    self_closing: tag.self_closing,
-                    attributes: tag
-                        .attrs
-                        .into_iter()
-                        .map(|a| (a.name.local.to_string(), a.value.to_string()))
-                        .collect(),
-                });
-            }
-            _ => {}
+/// Where the raw text that starts at `from` ends: at the first `</name` (any case) followed by
+/// white space, `/` or `>`, or at the end of the input.
+fn raw_text_end(html: &str, from: usize, name: &str) -> usize {
+    let bytes = html.as_bytes();
+    let mut at = from;
+    while let Some(found) = html[at..].find("</") {
+        let start = at + found;
+        let after = start + 2 + name.len();
+        if bytes
+            .get(start + 2..after)
+            .is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes()))
+            && bytes
+                .get(after)
+                .is_some_and(|b| b.is_ascii_whitespace() || matches!(b, b'/' | b'>'))
+        {
+            return start;
         }
-        self.read.set(self.read_so_far());
-        next
+        at = start + 2;
+    }
+    bytes.len()
+}
+
+/// Reads the tag whose `<` is at `at`: its name (lower-cased), its attributes (names
+/// lower-cased, values decoded, a repeated one left out) and whether it ends `/>`; with the
+/// offset after its `>`. None when the input ends inside it.
+fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
+    let bytes = html.as_bytes();
+    let stops = |b: u8| b.is_ascii_whitespace() || b == b'/' || b == b'>';
+    let mut i = at + if end { 2 } else { 1 };
+    let from = i;
+    while i < bytes.len() && !stops(bytes[i]) {
+        i += 1;
+    }
+    let name = html[from..i].to_ascii_lowercase();
+    let mut attributes: Vec<(String, String)> = Vec::new();
+    let mut self_closing = false;
+    loop {
+        while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b'/') {
+            self_closing = bytes[i] == b'/';
+            i += 1;
+        }
+        match bytes.get(i) {
+            None => return None,
+            Some(b'>') => break,
+            Some(_) => {}
+        }
+        self_closing = false;
+        // An attribute's name runs to white space, `/`, `>` or `=` (a leading `=` is its own).
+        let from = i;
+        i += 1;
+        while i < bytes.len() && !stops(bytes[i]) && bytes[i] != b'=' {
+            i += 1;
+        }
+        let key = html[from..i].to_ascii_lowercase();
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let mut value = String::new();
+        if bytes.get(i) == Some(&b'=') {
+            i += 1;
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            match bytes.get(i) {
+                Some(&q) if q == b'"' || q == b'\'' => {
+                    let close = html[i + 1..].find(q as char)? + i + 1;
+                    value = decode(&html[i + 1..close]).into_owned();
+                    i = close + 1;
+                }
+                _ => {
+                    let from = i;
+                    while i < bytes.len() && !bytes[i].is_ascii_whitespace() && bytes[i] != b'>' {
+                        i += 1;
+                    }
+                    value = decode(&html[from..i]).into_owned();
+                }
+            }
+        }
+        if !attributes.iter().any(|(k, _)| *k == key) {
+            attributes.push((key, value));
+        }
+    }
+    Some((
+        TagAt {
+            name,
+            end,
+            self_closing,
+            attributes,
+            at,
+        },
+        i + 1,
+    ))
+}
+
+/// The named character references the build decodes: those its templates, pulldown-cmark and
+/// the escapes below write. Any other is left as written.
+const NAMED: &[(&str, char)] = &[
+    ("amp", '&'),
+    ("lt", '<'),
+    ("gt", '>'),
+    ("quot", '"'),
+    ("apos", '\''),
+    ("nbsp", '\u{a0}'),
+];
+
+/// A character reference at the start of `text` (just after its `&`): the character it stands
+/// for and how many bytes it takes, its `;` included.
+pub fn reference(text: &str) -> Option<(char, usize)> {
+    let end = text.find(';')?;
+    let body = &text[..end];
+    let c = if let Some(number) = body.strip_prefix('#') {
+        let code = match number.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+            None => number.parse().ok()?,
+        };
+        // A browser reads NUL, a surrogate and a code point past Unicode as U+FFFD.
+        char::from_u32(code)
+            .filter(|&c| c != '\0')
+            .unwrap_or('\u{fffd}')
+    } else {
+        NAMED.iter().find(|(n, _)| *n == body)?.1
+    };
+    Some((c, end + 1))
+}
+
+/// `text` with its character references decoded ([`reference()`]).
+pub fn decode(text: &str) -> Cow<'_, str> {
+    if !text.contains('&') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        match reference(&rest[at + 1..]) {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[at + 1 + len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// Text escaped as html5ever's serializer escapes an element's text: `&`, `<`, `>` and the
+/// no-break space.
+pub fn escape_text(text: &str, out: &mut String) {
+    escape(text, false, out);
+}
+
+/// An attribute's value escaped as html5ever's serializer escapes it: `&`, `"`, `<`, `>` and
+/// the no-break space.
+pub fn escape_attribute(value: &str, out: &mut String) {
+    escape(value, true, out);
+}
+
+fn escape(text: &str, attribute: bool, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\u{a0}' => out.push_str("&nbsp;"),
+            '"' if attribute => out.push_str("&quot;"),
+            c => out.push(c),
+        }
     }
 }
 

@@ -293,7 +293,7 @@ fn render_any(
     let mut in_code_block = false;
     let mut nesting = ratios_base::markup::Nesting::default();
     let mut heading_ids: BTreeMap<String, usize> = BTreeMap::new();
-    // Stands for a block until the prose is sanitised: a text the prose cannot hold, since it
+    // Stands for a block until the prose is written out: a text the prose cannot hold, since it
     // ends in the SHA-256 of the prose itself.
     let marker = format!(
         "scenario-ratios-block-{}-",
@@ -319,7 +319,7 @@ fn render_any(
             {
                 // The contents and the notes are made from the whole rendered prose (its
                 // headings, the citations' numbers): placed as a marker paragraph, which passes
-                // the sanitiser, and filled in afterwards. Each stands once.
+                // the allow-list, and filled in afterwards. Each stands once.
                 if let Some(&(_, fill)) = ONCE.iter().find(|(block, _)| *block == name) {
                     if !placed_once.insert(name) {
                         return Err(err_at(
@@ -338,7 +338,7 @@ fn render_any(
                 let html = blocks.get(name).ok_or_else(|| {
                     err_at(line, format!("unknown block {{{{block:{}}}}}", near(name)))
                 })?;
-                // A marker paragraph now; the block goes in after the prose is sanitised.
+                // A marker paragraph now; the block goes in after the prose is written out.
                 out.push(Event::Html(CowStr::from(format!(
                     "<p>{marker}{}</p>\n",
                     placed.len()
@@ -349,6 +349,22 @@ fn render_any(
             }
         }
         let line = lines.line(starts[i]);
+        match &events[i] {
+            // An image would load something; a figure of the page is a block.
+            Event::Start(Tag::Image { .. }) => {
+                return Err(err_at(
+                    line,
+                    "an image: the page loads nothing, and its figures are blocks ({{block:…}})",
+                ))
+            }
+            Event::Start(Tag::Heading { attrs, .. }) if !attrs.is_empty() => {
+                return Err(err_at(
+                    line,
+                    "a heading may carry an {#id} and .classes, no other attribute",
+                ))
+            }
+            _ => {}
+        }
         match &events[i] {
             Event::Start(Tag::CodeBlock(kind)) => {
                 in_code_block = true;
@@ -428,12 +444,24 @@ fn render_any(
                 dest_url,
                 title,
                 id,
-            }) => out.push(Event::Start(Tag::Link {
-                link_type: *link_type,
-                dest_url: substitute_bare(dest_url, line, values, &mut used)?.into(),
-                title: title.clone(),
-                id: id.clone(),
-            })),
+            }) => {
+                let dest_url = substitute_bare(dest_url, line, values, &mut used)?;
+                if !super::raw_html::allowed_url(&dest_url) {
+                    return Err(err_at(
+                        line,
+                        format!(
+                            "a link to {:?}: the prose links to an address relative to the page, or with https:, http: or mailto:",
+                            ratios_base::text::excerpt(&dest_url, 60)
+                        ),
+                    ));
+                }
+                out.push(Event::Start(Tag::Link {
+                    link_type: *link_type,
+                    dest_url: dest_url.into(),
+                    title: title.clone(),
+                    id: id.clone(),
+                }))
+            }
             Event::Start(Tag::Heading { id: Some(id), .. }) => {
                 if let Some(first) = heading_ids.insert(id.to_string(), line) {
                     return Err(err_at(
@@ -461,8 +489,11 @@ fn render_any(
                 }
                 out.push(events[i].clone());
             }
-            // Raw HTML passes through as written; its tags must nest, across blocks too.
+            // Raw HTML passes through as written, held to the allow-list; its tags must nest,
+            // across blocks too.
             Event::Html(h) | Event::InlineHtml(h) => {
+                super::raw_html::check_raw(h)
+                    .map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
                 nesting.feed(h, starts[i]);
                 out.push(events[i].clone());
             }
@@ -512,7 +543,7 @@ fn render_any(
     }
     let mut html = String::with_capacity(markdown.len() * 2);
     pulldown_cmark::html::push_html(&mut html, out.into_iter());
-    let html = super::sanitise::sanitise(&html, &marker, &placed, PROSE_PATH)?;
+    let html = super::raw_html::normalise(&html, &marker, &placed, PROSE_PATH)?;
     Ok(Rendered {
         html,
         cited: citations.cited,

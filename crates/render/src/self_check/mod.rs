@@ -1,8 +1,7 @@
 //! The build checks its own output before publishing it. Any failed
 //! check stops the build, and the report is written to `qa/validation.json`.
 //!
-//! The article is checked as a browser reads it ([`page`]): on the tree html5ever builds, never by
-//! searching its text: no executable script (a JSON-LD data block is the one script
+//! The article is checked on the tree its tags write ([`page`]), never by searching its text: no executable script (a JSON-LD data block is the one script
 //! element allowed), no refresh, no event-handler attribute, no `javascript:` or `data:` link, no
 //! protocol-relative or backslash URL, nothing loaded from anywhere; a strict Content-Security-
 //! Policy; every element closed in order and every `id` given once; both SVGs well-formed; the
@@ -152,7 +151,7 @@ pub fn validate(dist: &Dist, will_be_summed: &BTreeSet<String>) -> Vec<Validatio
                 Ok(page) => outcome(
                     Rule::PageSafe(*file),
                     page.problems.clone(),
-                    "html5ever's tree of the page holds no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
+                    "the page's tree holds no executable script, refresh, event handler, javascript:/data: or protocol-relative link, and nothing loaded",
                 ),
             });
             out.push(match page {

@@ -1,12 +1,10 @@
-//! The page's prose as a reader reads it, from the tree html5ever builds: each paragraph, list
+//! The page's prose as a reader reads it, from the page's tree (`base::dom`): each paragraph, list
 //! item and figure caption, with the citation numbers and the links to headings left out, and
 //! whether it belongs to the narrative (from the dek to the heading that opens the Method
 //! appendix). Tables, drawings, folded details, code, the contents list, the key numbers and
 //! the byline are not prose. The limits the narrative must meet are checked here.
 
-use html5ever::QualName;
-
-use ratios_base::dom::{Data, Dom};
+use ratios_base::dom::{Data, Dom, Name, Namespace};
 use ratios_base::readability::{measure, sentences, words, Readability};
 
 /// The longest sentence the narrative may hold, in words.
@@ -29,20 +27,17 @@ pub struct Unit {
     pub text: String,
 }
 
-fn element(
-    dom: &Dom,
-    node: usize,
-) -> Option<(&QualName, &[(QualName, html5ever::tendril::StrTendril)])> {
+fn element(dom: &Dom, node: usize) -> Option<(&Name, &[(String, String)])> {
     match &dom.nodes[node].data {
         Data::Element { name, attrs } => Some((name, attrs)),
         _ => None,
     }
 }
 
-fn has_class(attrs: &[(QualName, html5ever::tendril::StrTendril)], class: &str) -> bool {
+fn has_class(attrs: &[(String, String)], class: &str) -> bool {
     attrs
         .iter()
-        .find(|(k, _)| &*k.local == "class")
+        .find(|(k, _)| k == "class")
         .is_some_and(|(_, v)| v.split_ascii_whitespace().any(|c| c == class))
 }
 
@@ -51,7 +46,7 @@ fn outside_prose(dom: &Dom, node: usize) -> bool {
     let mut at = Some(node);
     while let Some(n) = at {
         if let Some((name, attrs)) = element(dom, n) {
-            let local = &*name.local;
+            let local = name.local.as_str();
             if matches!(
                 local,
                 "details" | "table" | "svg" | "pre" | "nav" | "header" | "footer" | "code"
@@ -75,7 +70,7 @@ fn read_text(dom: &Dom, node: usize) -> String {
         match &dom.nodes[n].data {
             Data::Text(t) => out.push_str(t),
             Data::Element { name, attrs } => {
-                if &*name.local == "sup" || has_class(attrs, "anchor") || &*name.local == "svg" {
+                if name.local == "sup" || has_class(attrs, "anchor") || name.local == "svg" {
                     continue;
                 }
                 stack.extend(dom.nodes[n].children.iter().rev());
@@ -109,22 +104,22 @@ pub fn units(dom: &Dom) -> Vec<Unit> {
         let Some((name, attrs)) = element(dom, node) else {
             continue;
         };
-        if *name.ns != *"http://www.w3.org/1999/xhtml" {
+        if name.ns != Namespace::Html {
             continue;
         }
-        match &*name.local {
+        match name.local.as_str() {
             "p" if has_class(attrs, "lede") => narrative = true,
             "h2" if read_text(dom, node).trim_start().starts_with(APPENDIX) => narrative = false,
             _ => {}
         }
-        let counts = match &*name.local {
+        let counts = match name.local.as_str() {
             "p" | "figcaption" => true,
             // A list item whose text stands in paragraphs counts through them.
             "li" => !dom
                 .descendants(node)
                 .into_iter()
                 .skip(1)
-                .any(|n| element(dom, n).is_some_and(|(e, _)| &*e.local == "p")),
+                .any(|n| element(dom, n).is_some_and(|(e, _)| e.local == "p")),
             _ => false,
         };
         if counts && !outside_prose(dom, node) {

@@ -1,0 +1,409 @@
+//! The prose's HTML, held to an allow-list. The prose may write raw HTML, of plain elements
+//! only: what it writes is checked at the Markdown events ([`check_raw`]), and an element, an
+//! attribute, a link or a character reference outside the list is refused with its line, never
+//! passed on or silently dropped. Nothing that loads, runs, embeds, styles or submits is on the
+//! list, nor any element (`<svg>`, `<math>`, `<noscript>`, `<template>`, `<textarea>`) inside
+//! which a browser reads markup otherwise than by its tags. The rendered prose is then written
+//! out tag by tag ([`normalise`]) as html5ever's serializer writes a tree, comments left out;
+//! the blocks the build makes itself (figures with inline SVG, tables, the downloads) are not
+//! the prose's and are put in after, each in place of a marker paragraph.
+
+use ratios_base::error::{Error, Result};
+use ratios_base::markup::{self, Token, VOID_ELEMENTS};
+
+/// Elements the prose may write: text structure, lists, tables, `<details>`, quotations and
+/// inline phrasing. Nothing that loads, runs, embeds, styles or submits.
+const TAGS: &[&str] = &[
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "caption",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "dd",
+    "del",
+    "details",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "figcaption",
+    "figure",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "ins",
+    "kbd",
+    "li",
+    "mark",
+    "ol",
+    "p",
+    "pre",
+    "q",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "tr",
+    "u",
+    "ul",
+    "var",
+    "wbr",
+];
+
+/// Attributes any allowed element may carry.
+const GENERIC_ATTRIBUTES: &[&str] = &["id", "class", "title", "lang", "aria-label"];
+
+/// Attributes allowed on one element.
+const TAG_ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("a", &["href"]),
+    ("span", &["data-value"]),
+    ("td", &["colspan", "rowspan", "style"]),
+    ("th", &["colspan", "rowspan", "style", "scope"]),
+    ("ol", &["start", "reversed"]),
+    ("time", &["datetime"]),
+    ("details", &["open"]),
+    ("q", &["cite"]),
+    ("blockquote", &["cite"]),
+];
+
+/// The only style property kept (Markdown tables align their columns with it).
+const STYLE_PROPERTIES: &[&str] = &["text-align"];
+
+/// Link schemes allowed besides relative addresses (`#fragment`, `pairs.csv`, `/about/`).
+const URL_SCHEMES: &[&str] = &["https", "http", "mailto"];
+
+/// Whether a link address is one the prose may write: relative (`#fragment`, `pairs.csv`,
+/// `/about/`) or with the scheme `https`, `http` or `mailto`. A browser strips tabs and line breaks
+/// anywhere in an address, and spaces and controls around it, before it reads the scheme.
+pub fn allowed_url(url: &str) -> bool {
+    let url: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    if url.starts_with("//") || url.contains('\\') {
+        return false;
+    }
+    match url.split_once(':') {
+        Some((scheme, _)) if !scheme.contains(['/', '?', '#']) => {
+            URL_SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(scheme))
+        }
+        _ => true,
+    }
+}
+
+/// Whether `element` may carry the attribute `name`.
+fn allowed_attribute(element: &str, name: &str) -> bool {
+    GENERIC_ATTRIBUTES.contains(&name)
+        || TAG_ATTRIBUTES
+            .iter()
+            .any(|(tag, attrs)| *tag == element && attrs.contains(&name))
+}
+
+/// The declarations of a `style` attribute the page keeps: those of [`STYLE_PROPERTIES`], each
+/// a single word, written `name:value` and joined by `;`. None when one is anything else.
+fn style(value: &str) -> Option<String> {
+    let mut kept = Vec::new();
+    for declaration in value.split(';').map(str::trim).filter(|d| !d.is_empty()) {
+        let (name, value) = declaration.split_once(':')?;
+        let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
+        if !STYLE_PROPERTIES.contains(&name.as_str())
+            || value.is_empty()
+            || !value.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+        {
+            return None;
+        }
+        kept.push(format!("{name}:{value}"));
+    }
+    Some(kept.join(";"))
+}
+
+/// What is wrong with the tag `tag` of the prose's HTML, if anything.
+fn tag_problem(tag: &markup::TagAt) -> Option<String> {
+    let name = || ratios_base::text::excerpt(&tag.name.escape_debug().to_string(), 40);
+    if !TAGS.contains(&tag.name.as_str()) {
+        return Some(format!(
+            "<{}> is not one of the elements the prose may write (text, lists, tables, details, quotations and inline phrasing)",
+            name()
+        ));
+    }
+    for (key, value) in &tag.attributes {
+        let key_shown = || ratios_base::text::excerpt(&key.escape_debug().to_string(), 40);
+        if !allowed_attribute(&tag.name, key) {
+            return Some(format!(
+                "<{} {}> is not an attribute the prose may write there",
+                name(),
+                key_shown()
+            ));
+        }
+        if matches!(key.as_str(), "href" | "cite") && !allowed_url(value) {
+            return Some(format!(
+                "<{} {}={:?}> links where the prose may not (an address relative to the page, or https:, http: or mailto:)",
+                name(),
+                key_shown(),
+                ratios_base::text::excerpt(value, 60)
+            ));
+        }
+        if key == "style" && style(value).is_none() {
+            return Some(format!(
+                "<{} style={:?}> sets more than text-align",
+                name(),
+                ratios_base::text::excerpt(value, 60)
+            ));
+        }
+    }
+    None
+}
+
+/// A character reference of `text` the build does not decode (`&mdash;`), if any: only `&amp;`,
+/// `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;` and numeric ones are read.
+fn unknown_reference(text: &str) -> Option<&str> {
+    text.match_indices('&').find_map(|(at, _)| {
+        let rest = &text[at + 1..];
+        let name_len = rest
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '#')
+            .unwrap_or(rest.len());
+        (name_len > 0 && rest[name_len..].starts_with(';') && markup::reference(rest).is_none())
+            .then(|| &text[at..at + 2 + name_len])
+    })
+}
+
+/// Checks one run of the prose's raw HTML (a Markdown HTML event): every tag on the allow-list
+/// with its attributes and links, no declaration, every character reference one the build
+/// reads. The first problem, as a message for the line it is on.
+pub fn check_raw(html: &str) -> std::result::Result<(), String> {
+    for token in markup::tokens(html) {
+        match token {
+            Token::Tag(tag) => {
+                if let Some(problem) = tag_problem(&tag) {
+                    return Err(problem);
+                }
+            }
+            Token::Declaration { .. } => {
+                return Err(
+                    "a declaration (`<!…>` or `<?…>`) is not HTML the prose may write".into(),
+                )
+            }
+            Token::Text { .. } | Token::Comment { .. } => {}
+        }
+    }
+    match unknown_reference(html) {
+        Some(reference) => Err(format!(
+            "{} is not a character reference the build reads; write the character itself",
+            ratios_base::text::excerpt(reference, 40)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Writes the prose's rendered HTML `html` as html5ever's serializer writes the tree it parses
+/// (start tags with their attributes in double quotes, no end tag for a void element, text and
+/// values escaped, comments left out), then puts each block of `blocks` in place of the marker
+/// paragraph `<p>{marker}{i}</p>` that stands for it (`i` its index in `blocks`). A tag off the
+/// allow-list, which [`check_raw`] refused in raw HTML, is refused here too.
+pub fn normalise(html: &str, marker: &str, blocks: &[&str], file: &str) -> Result<String> {
+    let refuse = |message: String| Error::Config {
+        file: file.into(),
+        message,
+    };
+    let mut clean = String::with_capacity(html.len() + html.len() / 8);
+    // After `<pre>`, a browser drops one line break that opens its text.
+    let mut after_pre = false;
+    for token in markup::tokens(html) {
+        match token {
+            Token::Tag(tag) if tag.end => {
+                after_pre = false;
+                if !VOID_ELEMENTS.contains(&tag.name.as_str()) {
+                    if !TAGS.contains(&tag.name.as_str()) {
+                        return Err(refuse(format!(
+                            "</{}> is not HTML the prose may write",
+                            tag.name
+                        )));
+                    }
+                    clean.push_str("</");
+                    clean.push_str(&tag.name);
+                    clean.push('>');
+                }
+            }
+            Token::Tag(tag) => {
+                if let Some(problem) = tag_problem(&tag) {
+                    return Err(refuse(problem));
+                }
+                clean.push('<');
+                clean.push_str(&tag.name);
+                for (key, value) in &tag.attributes {
+                    clean.push(' ');
+                    clean.push_str(key);
+                    clean.push_str("=\"");
+                    let value = if key == "style" {
+                        style(value).unwrap_or_default()
+                    } else {
+                        value.clone()
+                    };
+                    markup::escape_attribute(&value, &mut clean);
+                    clean.push('"');
+                }
+                clean.push('>');
+                after_pre = tag.name == "pre";
+            }
+            Token::Text { text, .. } => {
+                let text = markup::decode(text);
+                let text = match text.strip_prefix('\n') {
+                    Some(rest) if after_pre => rest,
+                    _ => &text,
+                };
+                markup::escape_text(text, &mut clean);
+                after_pre = false;
+            }
+            Token::Comment { .. } => {}
+            Token::Declaration { .. } => {
+                return Err(refuse(
+                    "a declaration (`<!…>` or `<?…>`) is not HTML the prose may write".into(),
+                ))
+            }
+        }
+    }
+    let mut out =
+        String::with_capacity(clean.len() + blocks.iter().map(|b| b.len()).sum::<usize>());
+    let mut rest = clean.as_str();
+    for (i, block) in blocks.iter().enumerate() {
+        let placeholder = format!("<p>{marker}{i}</p>");
+        let at = rest.find(&placeholder).ok_or_else(|| Error::Config {
+            file: file.into(),
+            message: format!(
+                "block {} of the prose ended up inside raw HTML that cannot hold it; write each {{{{block:…}}}} as its own paragraph, outside inline elements",
+                i + 1
+            ),
+        })?;
+        out.push_str(&rest[..at]);
+        out.push_str(block);
+        rest = &rest[at + placeholder.len()..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean(html: &str) -> String {
+        normalise(html, "M", &[], "prose").unwrap()
+    }
+
+    #[test]
+    fn markup_off_the_list_is_refused_with_what_it_is() {
+        for (hostile, said) in [
+            (
+                "<div><svg><style><meta http-equiv=\"refresh\"></style></svg></div>",
+                "<svg> is not one of the elements",
+            ),
+            ("<math><mtext><table><mglyph>", "<math> is not one"),
+            (
+                "<noscript><p title=\"</noscript><img src=x>\"></noscript>",
+                "<noscript> is not one",
+            ),
+            (
+                "<template><script>alert(1)</script></template>",
+                "<template> is not one",
+            ),
+            (
+                "<a href=\" jav&#x09;ascript:alert(1)\">x</a>",
+                "links where the prose may not",
+            ),
+            (
+                "<a href=\"//e.org/x\">x</a>",
+                "links where the prose may not",
+            ),
+            (
+                "<p onclick=\"x()\">t</p>",
+                "<p onclick> is not an attribute",
+            ),
+            (
+                "<td style=\"background:url(http://x)\">x</td>",
+                "sets more than text-align",
+            ),
+            ("<p>a &mdash; b</p>", "&mdash; is not a character reference"),
+            ("<!DOCTYPE html>", "a declaration"),
+        ] {
+            let problem = check_raw(hostile).unwrap_err();
+            assert!(problem.contains(said), "{hostile}: {problem}");
+            assert!(
+                normalise(hostile, "M", &[], "prose").is_err() || said.starts_with('&'),
+                "{hostile}"
+            );
+        }
+        assert_eq!(
+            check_raw("<details class=\"appendix\" id=\"m\"><summary>x</summary>"),
+            Ok(())
+        );
+        assert_eq!(
+            check_raw("10<sup>−12</sup> <!-- a note --> &amp; &#8288;"),
+            Ok(())
+        );
+    }
+
+    /// Written as html5ever writes the tree it parses: the style without its space, the void
+    /// element without its slash, references decoded and escaped again, the comment left out.
+    #[test]
+    fn the_prose_s_own_markup_is_written_as_a_serializer_writes_it() {
+        let html = "<h2 id=\"downloads\">Files</h2>\n<p>See <a href=\"#downloads\">x</a>, <a href=\"https://e.org/?a=1&amp;b=2\">e</a> and <a href=\"pairs.csv\">csv</a>: <span data-value=\"pairs\">37</span>.</p>\n<details><summary>More</summary><p><em>x</em> <code class=\"language-sh\">cd x</code></p></details>\n<table><thead><tr><th style=\"text-align: right\">a</th></tr></thead><tbody><tr><td style=\"text-align: right\">1</td></tr></tbody></table>\n";
+        assert_eq!(
+            clean(html),
+            html.replace("text-align: right", "text-align:right")
+        );
+        assert_eq!(
+            clean("<p>a&nbsp;b \u{a0}&quot;c&quot; &#8288;<br />d<!-- x --></p><pre>\nx\n</pre>"),
+            "<p>a&nbsp;b &nbsp;\"c\" \u{2060}<br>d</p><pre>x\n</pre>"
+        );
+        assert_eq!(
+            clean("<span title=\"a &quot;b&quot; &lt;c&gt;\u{a0}\">x</span>"),
+            "<span title=\"a &quot;b&quot; &lt;c&gt;&nbsp;\">x</span>"
+        );
+    }
+
+    #[test]
+    fn a_citation_keeps_its_link_id_and_label() {
+        let html = "<p>x<sup class=\"cite\"><a href=\"#note-a\" id=\"cite-a\" aria-label=\"Source note 1\">1</a></sup></p>";
+        assert_eq!(clean(html), html);
+    }
+
+    #[test]
+    fn blocks_take_the_place_of_their_markers() {
+        let out = normalise(
+            "<p>a</p>\n<p>M0</p>\n<details><p>M1</p></details>",
+            "M",
+            &["<figure><svg><rect/></svg></figure>", "<table></table>"],
+            "prose",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "<p>a</p>\n<figure><svg><rect/></svg></figure>\n<details><table></table></details>"
+        );
+        // A marker swallowed by raw HTML (here an attribute) is an error, not a lost block.
+        assert!(normalise("<p title=\"<p>M0</p>\">x</p>", "M", &["<b>"], "prose").is_err());
+    }
+}
