@@ -13,6 +13,7 @@ pub mod dist;
 pub mod dom;
 pub mod error;
 pub mod fetch;
+pub mod inventory;
 pub mod json;
 pub mod layout;
 pub mod markup;

@@ -5,7 +5,6 @@
 //! ([`inventory`] checks one).
 
 pub mod citation;
-pub mod inventory;
 pub mod provenance;
 pub mod readme;
 pub mod ro_crate;

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::Report;
-use crate::package::inventory::{self, Discrepancy};
 use crate::package::ro_crate::{described_files, RO_CRATE};
 use crate::package::{bundle_path, Provenance};
 use ratios_base::archive::{self, BUNDLE_LIMITS};
 use ratios_base::digest::HexDigest;
+use ratios_base::inventory::{self, Discrepancy};
 use ratios_base::layout::{
     self, is_log_list, OutputFile, INPUTS_DIR, INVENTORY, MANIFEST, PUBLISHED_DIR,
 };

@@ -45,7 +45,7 @@ pub struct ArticleData<'a> {
     pub facts: &'a CheckerFacts,
     /// The checked claims the prose may cite.
     pub notes: &'a [Note],
-    pub vendor_plan: &'a ratios_bundle::vendoring::Plan,
+    pub vendor_plan: &'a ratios_model::project::vendor_plan::Plan,
     /// Both figures in both layouts.
     pub figures: &'a Figures,
     /// Every round `data/rounds.json` declares, the earlier rounds' results, and the article's

@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use ratios_base::archive::{self, BUNDLE_LIMITS};
 use ratios_base::dist::Dist;
+use ratios_base::inventory::{self, Discrepancy};
 use ratios_base::layout::{OutputFile, INVENTORY};
-use ratios_bundle::package::inventory::{self, Discrepancy};
 
 pub mod page;
 pub mod prose;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use ratios_base::digest::HexDigest;
+use crate::digest::HexDigest;
 
 /// One way a bundle's entries and its inventory disagree.
 #[derive(Debug, Clone, PartialEq, Eq)]
