@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use divan::{black_box, Bencher};
+use ratios_dev::synth;
 use scenario_ratios::inputs::{self, AcquireOptions, InputKind, Inputs};
 use scenario_ratios::project::Project;
-use scenario_ratios::{analysis, article, highlight, package, pipeline, summary, synth};
+use scenario_ratios::{analysis, article, highlight, package, pipeline, summary};
 
 fn project() -> &'static Project {
     static P: OnceLock<Project> = OnceLock::new();

@@ -2,8 +2,9 @@
 //! counts, e.g. `valgrind --tool=callgrind --toggle-collect='*analysis*analyse*'
 //! target/release/examples/analyse_synthetic 100000` (see BENCHMARKS.md).
 
+use ratios_dev::synth;
 use scenario_ratios::project::Project;
-use scenario_ratios::{analysis, summary, synth};
+use scenario_ratios::{analysis, summary};
 
 fn main() {
     let rows: usize = std::env::args()

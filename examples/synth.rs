@@ -13,10 +13,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use ratios_dev::synth;
 use scenario_ratios::base::text::{escaped, excerpt};
 use scenario_ratios::inputs::AcquireOptions;
 use scenario_ratios::project::{self, Project};
-use scenario_ratios::{note, out, synth};
+use scenario_ratios::{note, out};
 
 /// Write a synthetic summary pair of N rows (and a manifest pinning it) for scaling tests.
 #[derive(Parser)]

@@ -7,8 +7,8 @@
 //! `ratios-bundle` (the reproducibility bundle, its vendored crates, `verify`, the signature) and
 //! `ratios-render` (the figures, the pages, the build's own checks). This crate assembles them:
 //! [`pipeline`] orders the stages, [`output`] writes the folder, [`walkthrough`] renders
-//! `explain`, `serve` is the live preview (feature `serve`), [`synth`] writes synthetic inputs
-//! for the tests, the benches and `examples/synth.rs`. It re-exports the layers' modules under
+//! `explain`, `serve` is the live preview (feature `serve`). `ratios-dev` holds what only the
+//! tests, the benches and the examples use (the synthetic summaries). It re-exports the layers' modules under
 //! one name, for the tests and the benches.
 //!
 //! The binary's `cli/` folder holds one file per command; its `main.rs` only dispatches.
@@ -23,7 +23,6 @@ pub mod output;
 pub mod pipeline;
 #[cfg(feature = "serve")]
 pub mod serve;
-pub mod synth;
 pub mod walkthrough;
 
 pub use base::error::{Error, Result};

@@ -291,7 +291,7 @@ fn folder_circles(files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
 fn no_import_circle_joins_the_files_or_folders_of_any_crate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = vec![root.join("src")];
-    for member in ["base", "model", "bundle", "render"] {
+    for member in ["base", "model", "bundle", "render", "dev"] {
         sources.push(root.join("crates").join(member).join("src"));
     }
     for src in sources {

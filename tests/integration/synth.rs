@@ -2,7 +2,7 @@
 //! folder, a file, or too many rows are refused before anything is written. The checker's source
 //! its facts cite is taken from the upstream mirror beside the repository.
 
-use scenario_ratios::synth;
+use ratios_dev::synth;
 
 #[test]
 fn write_claims_only_new_empty_or_its_own_folders() {

@@ -2,7 +2,7 @@
 //! every input came from ([`provenance`](mod@provenance)); `reproducibility.zip` ([`zip`](mod@zip)) holds the
 //! pinned inputs, the project's source needed to rebuild ([`sources`]), the published outputs,
 //! its own README ([`readme`]), the vendored crates and an inventory of its own entries
-//! ([`inventory`] checks one).
+//! (`ratios_base::inventory` checks one).
 
 pub mod citation;
 pub mod provenance;

@@ -260,7 +260,7 @@ pub const MARKER: &str = ".scenario-ratios-synth";
 /// Checks that `dir` may receive a synthetic pair: a new path, an empty folder, or a folder this
 /// command wrote before (it holds [`MARKER`]). Anything else is refused, so that no file of the
 /// user's (a project's `data/inputs.json`, say) is ever overwritten; then marks the folder.
-fn claim(dir: &std::path::Path) -> crate::Result<()> {
+fn claim(dir: &std::path::Path) -> ratios_base::error::Result<()> {
     use ratios_base::ownership::{claim, Ownership};
     claim(
         dir,
@@ -293,7 +293,7 @@ pub fn write(
     seed: u64,
     project: &ratios_model::project::Project,
     acquire: &ratios_model::inputs::AcquireOptions,
-) -> crate::Result<std::path::PathBuf> {
+) -> ratios_base::error::Result<std::path::PathBuf> {
     use ratios_base::digest::HexDigest;
     use ratios_base::error::Error;
     use ratios_model::inputs::{InputKind, InputManifest, PinnedInput};
@@ -416,7 +416,7 @@ pub fn write(
 fn in_schema_of(
     json: &[u8],
     spec: &ratios_model::project::rounds::RoundSpec,
-) -> crate::Result<Vec<u8>> {
+) -> ratios_base::error::Result<Vec<u8>> {
     use ratios_model::project::rounds::FieldSource;
     use serde_json::Value;
     let fail = |message: String| ratios_base::error::Error::Synth(message);
@@ -451,9 +451,12 @@ mod tests {
     use super::*;
 
     fn committed() -> ArticleConfig {
-        ratios_model::project::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
-            .unwrap()
-            .config
+        ratios_model::project::Project::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../.."
+        )))
+        .unwrap()
+        .config
     }
 
     #[test]
