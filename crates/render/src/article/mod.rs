@@ -143,42 +143,6 @@ fn card_url(config: &ArticleConfig) -> String {
     format!("{}{}", config.folder_url(), OutputFile::Card.path())
 }
 
-/// The sections of the rendered prose: each level-2 heading with an id, and its text without
-/// tags or the link to itself.
-fn sections(body: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut rest = body;
-    while let Some(at) = rest.find("<h2 id=\"") {
-        let after = &rest[at + "<h2 id=\"".len()..];
-        let Some((id, tail)) = after.split_once("\">") else {
-            break;
-        };
-        let Some((inner, next)) = tail.split_once("</h2>") else {
-            break;
-        };
-        // The link to itself, and the word joiner before it (as written or as a character).
-        let inner = inner
-            .split("<a class=\"anchor\"")
-            .next()
-            .unwrap_or(inner)
-            .trim_end_matches("&#8288;")
-            .trim_end_matches('\u{2060}');
-        let mut text = String::new();
-        let mut in_tag = false;
-        for c in inner.chars() {
-            match c {
-                '<' => in_tag = true,
-                '>' => in_tag = false,
-                c if !in_tag => text.push(c),
-                _ => {}
-            }
-        }
-        out.push((id.to_string(), text.trim().to_string()));
-        rest = next;
-    }
-    out
-}
-
 /// The two published pages: the article and its data page.
 pub struct Pages {
     pub article: String,
@@ -248,11 +212,7 @@ pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<P
         .map(|h| h.id.clone())
         .collect();
     let rendered = prose::render_prose(prose, &values, &blocks, &ids, data.notes)?;
-    let notes = blocks::notes(data.notes, &rendered.cited)?;
-    let body = rendered.html.replacen(prose::NOTES_MARKER, &notes, 1);
-    let contents = blocks::contents(&sections(&body))?;
-    let body = body.replacen(prose::CONTENTS_MARKER, &contents, 1);
-    let (lede, body) = standfirst(&body);
+    let (lede, body) = standfirst(&rendered.html);
     let article = template(
         &Page {
             config: data.config,
@@ -284,9 +244,7 @@ pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<P
         &[],
         &[],
     )?;
-    let contents = blocks::contents(&sections(&rendered.html))?;
-    let body = rendered.html.replacen(prose::CONTENTS_MARKER, &contents, 1);
-    let (lede, body) = standfirst(&body);
+    let (lede, body) = standfirst(&rendered.html);
     let data_page = template(
         &DataPage {
             config: data.config,
@@ -308,7 +266,7 @@ pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<P
 
 #[cfg(test)]
 mod tests {
-    use super::{reading_time, sections};
+    use super::reading_time;
 
     /// The reading time counts the narrative only (from the dek to the Method appendix, figure
     /// captions included), at 200 words a minute rounded up: 400 words read in 2 minutes, 401 in
@@ -331,22 +289,5 @@ mod tests {
         assert_eq!(reading_time(&page(400)), "2 min read");
         assert_eq!(reading_time(&page(401)), "3 min read");
         assert_eq!(reading_time(&page(101)), "1 min read");
-    }
-
-    /// A heading's link to itself, and the word joiner that keeps it beside the last word, are
-    /// not part of the section's name, whether the joiner is written as a reference or a
-    /// character.
-    #[test]
-    fn a_section_is_named_by_its_heading_without_its_link() {
-        let body =
-            "<h2 id=\"a\">Why <em>this</em>?&#8288;<a class=\"anchor\" href=\"#a\">§</a></h2>\
-                    <p>x</p><h2 id=\"b\">Second\u{2060}<a class=\"anchor\" href=\"#b\">§</a></h2>";
-        assert_eq!(
-            sections(body),
-            [
-                ("a".to_string(), "Why this?".to_string()),
-                ("b".to_string(), "Second".to_string())
-            ]
-        );
     }
 }

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use pulldown_cmark::utils::TextMergeWithOffset;
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use super::catalogue::{Blocks, Values};
 use ratios_base::error::{Error, Result};
@@ -25,27 +25,27 @@ use ratios_model::project::PROSE_PATH;
 /// The name of the block that places the source notes.
 pub const NOTES_BLOCK: &str = "notes";
 
-/// Where the notes go in the rendered prose, until they are rendered.
-pub const NOTES_MARKER: &str = "<!-- scenario-ratios: notes -->";
-
 /// The name of the block that places the page's contents (its sections, with links).
 pub const CONTENTS_BLOCK: &str = "contents";
 
-/// Where the contents go in the rendered prose, until the headings are known.
-pub const CONTENTS_MARKER: &str = "<!-- scenario-ratios: contents -->";
+/// The blocks made from the whole prose once its events are read: the contents from its
+/// headings, the notes from its citations. Each stands once.
+const ONCE: [&str; 2] = [CONTENTS_BLOCK, NOTES_BLOCK];
 
-/// The blocks filled in after the prose is rendered, each with the marker it is filled in at.
-const ONCE: [(&str, &str); 2] = [
-    (CONTENTS_BLOCK, CONTENTS_MARKER),
-    (NOTES_BLOCK, NOTES_MARKER),
-];
-
-/// The prose as HTML, with the claims it cites in the order of their first citation (the notes'
-/// numbers); the notes themselves stand at [`NOTES_MARKER`], when the prose places them.
+/// The prose as HTML, its blocks in place, with the claims it cites in the order of their first
+/// citation (the notes' numbers) and its sections: each level-2 heading with an id, and its
+/// text as HTML, collected from the Markdown events as they are rendered.
 #[derive(Debug)]
 pub struct Rendered {
     pub html: String,
     pub cited: Vec<ClaimId>,
+    pub sections: Vec<(String, String)>,
+}
+
+/// A block the prose places: made before the prose is read, or from the whole prose after.
+enum Placed<'a> {
+    Made(&'a str),
+    Once(&'static str),
 }
 
 /// The citations met so far: each claim's number is its place in the order of first citation.
@@ -299,7 +299,10 @@ fn render_any(
         "scenario-ratios-block-{}-",
         &ratios_base::digest::HexDigest::sha256(markdown.as_bytes()).as_str()[..32]
     );
-    let mut placed: Vec<&str> = Vec::new();
+    let mut placed: Vec<Placed> = Vec::new();
+    // The level-2 headings with an id, and the text of the one being read.
+    let mut sections: Vec<(String, String)> = Vec::new();
+    let mut section: Option<(String, usize)> = None;
     let mut i = 0;
     while i < events.len() {
         // A paragraph holding only `{{block:name}}` becomes the block's HTML.
@@ -320,7 +323,7 @@ fn render_any(
                 // The contents and the notes are made from the whole rendered prose (its
                 // headings, the citations' numbers): placed as a marker paragraph, which passes
                 // the allow-list, and filled in afterwards. Each stands once.
-                if let Some(&(_, fill)) = ONCE.iter().find(|(block, _)| *block == name) {
+                if let Some(&once) = ONCE.iter().find(|block| **block == name) {
                     if !placed_once.insert(name) {
                         return Err(err_at(
                             line,
@@ -331,7 +334,7 @@ fn render_any(
                         "<p>{marker}{}</p>\n",
                         placed.len()
                     ))));
-                    placed.push(fill);
+                    placed.push(Placed::Once(once));
                     i += 3;
                     continue;
                 }
@@ -343,7 +346,7 @@ fn render_any(
                     "<p>{marker}{}</p>\n",
                     placed.len()
                 ))));
-                placed.push(html.as_str());
+                placed.push(Placed::Made(html.as_str()));
                 i += 3;
                 continue;
             }
@@ -462,7 +465,11 @@ fn render_any(
                     id: id.clone(),
                 }))
             }
-            Event::Start(Tag::Heading { id: Some(id), .. }) => {
+            Event::Start(Tag::Heading {
+                id: Some(id),
+                level,
+                ..
+            }) => {
                 if let Some(first) = heading_ids.insert(id.to_string(), line) {
                     return Err(err_at(
                         line,
@@ -474,10 +481,26 @@ fn render_any(
                 }
                 heading = Some(id.to_string());
                 out.push(events[i].clone());
+                if *level == HeadingLevel::H2 {
+                    section = Some((id.to_string(), out.len()));
+                }
             }
             // A heading with an id ends in a visible link to itself, joined to its last word
             // (a word joiner, U+2060: the link never wraps onto a line of its own).
             Event::End(TagEnd::Heading(_)) => {
+                // The section's name: the heading's text as rendered, its tags aside.
+                if let Some((id, from)) = section.take() {
+                    let text: String = out[from..]
+                        .iter()
+                        .filter_map(|e| match e {
+                            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut name = String::new();
+                    ratios_base::markup::escape_text(&text, &mut name);
+                    sections.push((id, name.trim().to_string()));
+                }
                 if let Some(id) = heading.take() {
                     let id = ratios_base::text::html_escape(&id);
                     out.push(Event::InlineHtml(
@@ -543,10 +566,26 @@ fn render_any(
     }
     let mut html = String::with_capacity(markdown.len() * 2);
     pulldown_cmark::html::push_html(&mut html, out.into_iter());
+    // The contents and the notes, made from the whole prose, stand where the prose placed them.
+    let contents = super::blocks::contents(&sections)?;
+    let notes_html = if placed_once.contains(NOTES_BLOCK) {
+        super::blocks::notes(notes, &citations.cited)?
+    } else {
+        String::new()
+    };
+    let placed: Vec<&str> = placed
+        .iter()
+        .map(|p| match p {
+            Placed::Made(html) => html,
+            Placed::Once(CONTENTS_BLOCK) => contents.as_str(),
+            Placed::Once(_) => notes_html.as_str(),
+        })
+        .collect();
     let html = super::raw_html::normalise(&html, &marker, &placed, PROSE_PATH)?;
     Ok(Rendered {
         html,
         cited: citations.cited,
+        sections,
     })
 }
 
@@ -677,6 +716,37 @@ mod tests {
         }
     }
 
+    /// The contents are made from the headings' events: each level-2 heading with an id, named by
+    /// its text as rendered (a value, code), without its link to itself.
+    #[test]
+    fn the_contents_name_each_section_by_its_heading() {
+        let r = render_prose(
+            "{{block:contents}}\n\n## Why `x` keeps {{v}} & more {#a}\n\nText.\n\n### Deeper {#c}\n\n## Second {#b}\n",
+            &vals(&[("v", "50 %")]),
+            &Blocks::new(),
+            &[],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            r.sections,
+            [
+                (
+                    "a".to_string(),
+                    "Why x keeps 50&nbsp;% &amp; more".to_string()
+                ),
+                ("b".to_string(), "Second".to_string())
+            ]
+        );
+        assert!(
+            r.html.starts_with("<nav class=\"contents\"")
+                && r.html
+                    .contains("<li><a href=\"#a\">Why x keeps 50&nbsp;% &amp; more</a></li>"),
+            "{}",
+            r.html
+        );
+    }
+
     #[test]
     fn citations_are_numbered_by_first_use_and_every_claim_is_cited() {
         let notes = [note("a"), note("b")];
@@ -699,7 +769,12 @@ mod tests {
             "{}",
             r.html
         );
-        assert!(r.html.contains(NOTES_MARKER));
+        // The notes stand where the prose placed them, in the order of first citation.
+        let (b, a) = (
+            r.html.find("id=\"note-b\"").unwrap(),
+            r.html.find("id=\"note-a\"").unwrap(),
+        );
+        assert!(r.html.find("z<sup").unwrap() < b && b < a, "{}", r.html);
         let fails = |md: &str, says: &str| {
             let e = render_prose(md, &vals(&[]), &Blocks::new(), &[], &notes)
                 .unwrap_err()
