@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::output::{Dist, OutputDir};
-use ratios_base::digest::HexDigest;
 use ratios_base::error::{Error, Result};
 use ratios_base::layout::{bundle_root, OutputFile};
 use ratios_base::workers;
@@ -358,121 +357,79 @@ pub struct InMemory {
     pub inputs: Inputs,
 }
 
-/// What a long-running process (the preview) keeps from one build for the next, so that work
-/// whose inputs did not change is not redone: the verified inputs, while the manifest is the
-/// same; and everything computed from them with the data files and figures, while the project
-/// but its prose is the same; our bundle entries compressed, by name and content; and the
-/// vendored crates, while Cargo.lock, the vendoring plan and the timestamp are the same. A
-/// one-shot build uses [`Reuse::default`], which keeps nothing. Every output is a function of
-/// what its key holds, so a reused build's files are byte-identical to a fresh one's (the
-/// serve test compares them).
+/// What a build takes from an earlier one and keeps for a later one: the preview's cache
+/// (`serve::Cache`), which keeps what a prose edit does not change. A one-shot build keeps
+/// nothing ([`Fresh`]). Every output is a function of what an implementation keys its kept
+/// parts by, so a build that reuses them writes the same bytes as a fresh one (the serve test
+/// compares them).
+pub trait Keep {
+    /// The verified inputs of `manifest`.
+    fn inputs(&mut self, manifest: &InputManifest, opts: &AcquireOptions) -> Result<Inputs>;
+    /// Everything computed from `project` and `inputs`, with the figures and the data files.
+    fn data(
+        &mut self,
+        project: Project,
+        inputs: &Inputs,
+        timings: &mut Timings,
+    ) -> Result<(Computed, Figures, Dist)>;
+    /// Our bundle entries compressed so far, by name and content.
+    fn entries(&mut self) -> &mut package::Compressed;
+    /// The vendored crates kept under `key` (Cargo.lock, the plan and the timestamp), if any.
+    fn vendored(&mut self, key: &str) -> Option<package::Vendored>;
+    /// Keeps the vendored crates under `key` for the next build.
+    fn keep_vendored(&mut self, key: String, vendored: &package::Vendored);
+}
+
+/// A one-shot build's [`Keep`]: everything made anew, nothing kept.
 #[derive(Default)]
-pub struct Reuse {
-    /// Whether anything is kept for the next build.
-    keep: bool,
-    inputs: Option<(String, Inputs)>,
-    data: Option<Data>,
+pub struct Fresh {
     entries: package::Compressed,
-    vendored: Option<(String, package::Vendored)>,
 }
 
-/// The part of a build that does not depend on the prose, with its key.
-struct Data {
-    key: HexDigest,
-    computed: Computed,
-    figures: Figures,
-    dist: Dist,
-}
-
-impl Reuse {
-    /// What a process that builds again and again (the preview) keeps between builds.
-    pub fn across_builds() -> Reuse {
-        Reuse {
-            keep: true,
-            ..Reuse::default()
-        }
-    }
-
-    /// The verified inputs of `manifest`: those of the last build when its manifest was the
-    /// same, else acquired anew.
+impl Keep for Fresh {
     fn inputs(&mut self, manifest: &InputManifest, opts: &AcquireOptions) -> Result<Inputs> {
-        let text = serde_json::to_string(manifest).map_err(|e| Error::Serialise {
-            file: ratios_model::inputs::MANIFEST_PATH.into(),
-            message: e.to_string(),
-        })?;
-        if let Some((kept, inputs)) = &self.inputs {
-            if *kept == text {
-                return Ok(inputs.clone());
-            }
-        }
-        self.inputs = None;
-        let inputs = inputs::acquire(manifest.clone(), opts)?;
-        if self.keep {
-            self.inputs = Some((text, inputs.clone()));
-        }
-        Ok(inputs)
+        inputs::acquire(manifest.clone(), opts)
     }
 
-    /// Everything computed from `project` and `inputs`, with the data files and the figures:
-    /// the last build's when only the prose changed, else made anew.
     fn data(
         &mut self,
         project: Project,
         inputs: &Inputs,
         timings: &mut Timings,
     ) -> Result<(Computed, Figures, Dist)> {
-        let key = data_key(&project, inputs)?;
-        if let Some(data) = self.data.as_ref().filter(|d| d.key == key) {
-            let mut computed = data.computed.clone();
-            computed.project.prose = project.prose;
-            computed.project.data_prose = project.data_prose;
-            timings.lap("load, cross-check, analyse, evidence (kept)");
-            return Ok((computed, data.figures.clone(), data.dist.clone()));
-        }
-        let computed = compute(project, inputs)?;
-        timings.lap("load, cross-check, analyse, evidence");
-        let figures = computed.figures()?;
-        let dist = render_data(&computed, &figures)?;
-        timings.lap("data files and figures");
-        self.data = self.keep.then(|| Data {
-            key,
-            computed: computed.clone(),
-            figures: figures.clone(),
-            dist: dist.clone(),
-        });
-        Ok((computed, figures, dist))
+        compute_data(project, inputs, timings)
     }
+
+    fn entries(&mut self) -> &mut package::Compressed {
+        &mut self.entries
+    }
+
+    fn vendored(&mut self, _key: &str) -> Option<package::Vendored> {
+        None
+    }
+
+    fn keep_vendored(&mut self, _key: String, _vendored: &package::Vendored) {}
 }
 
-/// What the data files and figures depend on: every part of the project but its prose, and
-/// the inputs' digests.
-fn data_key(project: &Project, inputs: &Inputs) -> Result<HexDigest> {
-    let serialise = |e: serde_json::Error| Error::Serialise {
-        file: "the project".into(),
-        message: e.to_string(),
-    };
-    let mut text = serde_json::to_string(&(
-        &project.root,
-        &project.config,
-        &project.manifest,
-        &project.facts,
-        &project.claims,
-        &project.vendor_plan,
-        &project.notebook,
-    ))
-    .map_err(serialise)?;
-    for f in &inputs.files {
-        text.push('\n');
-        text.push_str(&f.sha256.to_string());
-    }
-    Ok(HexDigest::sha256(text.as_bytes()))
+/// Everything computed from `project` and `inputs`, with the figures and the data files.
+pub fn compute_data(
+    project: Project,
+    inputs: &Inputs,
+    timings: &mut Timings,
+) -> Result<(Computed, Figures, Dist)> {
+    let computed = compute(project, inputs)?;
+    timings.lap("load, cross-check, analyse, evidence");
+    let figures = computed.figures()?;
+    let dist = render_data(&computed, &figures)?;
+    timings.lap("data files and figures");
+    Ok((computed, figures, dist))
 }
 
 /// Everything a build does except writing the output folder.
 pub fn build_in_memory(
     opts: &BuildOptions,
     timings: &mut Timings,
-    reuse: &mut Reuse,
+    keep: &mut dyn Keep,
 ) -> Result<InMemory> {
     let project = load_project(opts)?;
     let epoch = opts
@@ -493,26 +450,19 @@ pub fn build_in_memory(
         "{epoch}\n{}\n{lock}",
         serde_json::to_string(&plan).unwrap_or_default()
     );
-    let kept = reuse.vendored.take().filter(|(k, _)| *k == vendored_key);
+    let kept = keep.vendored(&vendored_key);
     let (vendored, rest) = workers::beside(
         "vendored crates",
         || match kept {
-            Some((_, v)) => Ok(v),
+            Some(v) => Ok(v),
             None => vendoring::fragment(&lock, &plan, &bundle_root(), epoch, &crates)
                 .and_then(package::Vendored::new),
         },
         || -> Result<_> {
-            let inputs = reuse.inputs(&project.manifest, &opts.acquire)?;
+            let inputs = keep.inputs(&project.manifest, &opts.acquire)?;
             timings.lap("acquire + verify inputs");
-            let (computed, figures, data) = reuse.data(project, &inputs, timings)?;
-            let package = stage_package(
-                &data,
-                &inputs,
-                &computed,
-                sources,
-                epoch,
-                &mut reuse.entries,
-            )?;
+            let (computed, figures, data) = keep.data(project, &inputs, timings)?;
+            let package = stage_package(&data, &inputs, &computed, sources, epoch, keep.entries())?;
             timings.lap("provenance, our bundle entries compressed");
             Ok((inputs, computed, figures, data, package))
         },
@@ -520,9 +470,7 @@ pub fn build_in_memory(
     timings.lap("vendored crates (waited for)");
     let (inputs, computed, figures, data, package) = rest?;
     let vendored = vendored?;
-    if reuse.keep {
-        reuse.vendored = Some((vendored_key, vendored.copy()));
-    }
+    keep.keep_vendored(vendored_key, &vendored);
     let dist = assemble(&computed, &figures, data, package, Some(vendored), timings)?;
     Ok(InMemory {
         dist,
@@ -536,7 +484,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let mut timings = Timings::new();
     // Refuse a dangerous output folder before any work, and again under its lock when writing.
     let out = OutputDir::guard(&opts.out, &opts.root)?;
-    let mut built = build_in_memory(opts, &mut timings, &mut Reuse::default())?;
+    let mut built = build_in_memory(opts, &mut timings, &mut Fresh::default())?;
     let signed = signature::sign(
         &mut built.dist,
         &built.computed.project.config,

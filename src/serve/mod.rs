@@ -12,7 +12,9 @@
 //! at most [`MAX_HEAD_BYTES`] and must arrive within [`HEAD_TIMEOUT`]; a connection lives at most
 //! [`CONNECTION_TIMEOUT`]; at most [`MAX_CONNECTIONS`] are served at once (more are told 503 and
 //! closed); when the process runs out of file descriptors it backs off and keeps accepting; and
-//! the watcher ([`watcher`]) re-arms itself when a watched folder is replaced as a folder.
+//! the watcher ([`watcher`]) re-arms itself when a watched folder is replaced as a folder. Between
+//! builds the preview keeps what a prose edit does not change ([`cache`]).
+pub mod cache;
 pub mod http;
 pub mod watcher;
 
@@ -22,7 +24,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::pipeline::{self, BuildOptions, Reuse, Timings};
+use crate::pipeline::{self, BuildOptions, Timings};
+use cache::Cache;
 pub use http::{served_page, CONNECTION_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_HEAD_BYTES};
 use ratios_base::error::{Error, Result};
 use ratios_model::project::Project;
@@ -68,7 +71,7 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
         served: Mutex::new(Served::default()),
         version,
     });
-    let mut reuse = Reuse::across_builds();
+    let mut reuse = Cache::default();
     rebuild(opts, &state, &mut reuse);
 
     let (tx, rx) = mpsc::channel();
@@ -101,7 +104,7 @@ async fn serve(opts: &BuildOptions, bind: &str, port: u16) -> Result<()> {
 }
 
 /// Builds in memory and publishes the result (or the error) to the server.
-fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Reuse) {
+fn rebuild(opts: &BuildOptions, state: &State, reuse: &mut Cache) {
     let started = Instant::now();
     let result = pipeline::build_in_memory(opts, &mut Timings::new(), reuse);
     let mut served = state.served.lock().unwrap_or_else(|p| p.into_inner());

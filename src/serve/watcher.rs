@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
+use super::cache::Cache;
 use super::{rebuild, State};
-use crate::pipeline::{BuildOptions, Reuse};
+use crate::pipeline::BuildOptions;
 use ratios_base::error::{Error, Result};
 use ratios_base::sys::file_identity;
 use ratios_model::project::Project;
@@ -126,7 +127,7 @@ pub(super) fn watch_loop(
     state: &State,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
     folders: &mut WatchedFolders,
-    reuse: &mut Reuse,
+    reuse: &mut Cache,
 ) {
     loop {
         let mut replaced = Vec::new();
