@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod catalogue;
 pub mod export;
 pub mod findings;
+pub mod narrative;
 pub mod prose;
 pub mod raw_html;
 pub mod rounds;
@@ -184,7 +185,7 @@ const READING_PACE: usize = 200;
 /// "N min read", for the narrative of the rendered page `html` as the page check counts it (the
 /// byline itself is not part of it).
 fn reading_time(html: &str) -> String {
-    let units = crate::self_check::prose::units(&ratios_base::dom::Dom::parse(html));
+    let units = narrative::units(&ratios_base::dom::Dom::parse(html));
     let words: usize = units
         .iter()
         .filter(|u| u.narrative)
