@@ -10,7 +10,7 @@ use scenario_ratios::{note, out, Error};
 use super::BuildArgs;
 
 /// Builds, prints the stages' wall times when asked, where the inputs came from, and the counts.
-pub fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
+pub(crate) fn run(args: BuildArgs) -> scenario_ratios::Result<()> {
     let timings = args.timings;
     let report = pipeline::build(&args.options()?)?;
     if timings {

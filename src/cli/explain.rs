@@ -6,7 +6,7 @@ use scenario_ratios::{out, pipeline, walkthrough, Error};
 use super::InputArgs;
 
 /// Prints the walk-through of the build these arguments describe.
-pub fn run(args: InputArgs) -> scenario_ratios::Result<()> {
+pub(crate) fn run(args: InputArgs) -> scenario_ratios::Result<()> {
     let (_, computed) = pipeline::compute_from(&args.options()?)?;
     let text = walkthrough::render(
         &computed.analysis,

@@ -1,11 +1,11 @@
 //! The command line: the clap types of every command and option, and the merging of the build
 //! options given before the command with those given after it. One file per command runs it.
 
-pub mod build;
-pub mod explain;
+pub(crate) mod build;
+pub(crate) mod explain;
 #[cfg(feature = "serve")]
-pub mod serve;
-pub mod verify;
+pub(crate) mod serve;
+pub(crate) mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Acquire the inputs, run the analysis and write the output folder (the default).
     Build(BuildArgs),
     /// Print the scope walk-through (rows left after each filter) and the matching outcome.
@@ -63,7 +63,7 @@ pub enum Command {
 
 /// The options of every command that reads the project and its inputs: build, explain, serve.
 #[derive(Args, Clone)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// The project folder [default: the nearest folder upward holding this project's Cargo.toml]
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
@@ -100,7 +100,7 @@ pub struct InputArgs {
 
 /// The options of `build`: those of every command that reads the inputs, and what it writes.
 #[derive(Args, Clone)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     #[command(flatten)]
     input: InputArgs,
     /// Output folder, replaced whole when the build succeeds [default: dist in the project]
@@ -133,7 +133,7 @@ impl InputArgs {
 
     /// The build options these arguments give, with the defaults of the project they name (the
     /// output folder `dist`, the manifest's timestamp).
-    pub fn options(self) -> scenario_ratios::Result<BuildOptions> {
+    pub(crate) fn options(self) -> scenario_ratios::Result<BuildOptions> {
         let root = match self.root {
             Some(r) => {
                 project::check_is_project(&r)?;
@@ -176,7 +176,7 @@ impl BuildArgs {
     }
 
     /// The build options these arguments give, with the defaults of the project they name.
-    pub fn options(self) -> scenario_ratios::Result<BuildOptions> {
+    pub(crate) fn options(self) -> scenario_ratios::Result<BuildOptions> {
         if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
             if self.source_date_epoch.is_none() {
                 scenario_ratios::note!(
@@ -262,7 +262,7 @@ fn exit_with(e: clap::Error) -> ! {
 /// The command the command line names (`build` when it names none), with the build options given
 /// before it merged into its own; a non-build command given build options before it is refused
 /// (clap prints the error and exits).
-pub fn parse() -> Command {
+pub(crate) fn parse() -> Command {
     let matches = Cli::command()
         .try_get_matches()
         .unwrap_or_else(|e| exit_with(e));

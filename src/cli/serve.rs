@@ -4,6 +4,6 @@
 use super::InputArgs;
 
 /// Serves the preview of the build these arguments describe on `bind:port`.
-pub fn run(args: InputArgs, bind: &str, port: u16) -> scenario_ratios::Result<()> {
+pub(crate) fn run(args: InputArgs, bind: &str, port: u16) -> scenario_ratios::Result<()> {
     scenario_ratios::serve::run(&args.options()?, bind, port)
 }

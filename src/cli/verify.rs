@@ -10,7 +10,10 @@ use scenario_ratios::{note, out, project, Error};
 
 /// Verifies `path`, else the project's `dist/` when run inside the project; a folder's
 /// signature against `public_key` when given.
-pub fn run(path: Option<PathBuf>, public_key: Option<String>) -> scenario_ratios::Result<()> {
+pub(crate) fn run(
+    path: Option<PathBuf>,
+    public_key: Option<String>,
+) -> scenario_ratios::Result<()> {
     let key = match public_key {
         None => None,
         Some(text) => Some(PublicKey::parse(&text).map_err(|why| Error::Usage {

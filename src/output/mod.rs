@@ -142,7 +142,7 @@ pub(crate) mod tests {
 
     /// A minimal project folder under `base`, for the output guard to recognise (the tests of
     /// the guard and of the swap use it).
-    pub fn project(base: &Path) -> PathBuf {
+    pub(crate) fn project(base: &Path) -> PathBuf {
         let root = base.join("project");
         fs::create_dir_all(root.join("src")).unwrap();
         fs::write(root.join("Cargo.toml"), b"[package]").unwrap();

@@ -10,7 +10,7 @@ use super::root;
 /// their installed packages (`npm ci` in tests/browser, as scripts/test does). Missing pieces fail the
 /// test with what to install, unless SCENARIO_RATIOS_SKIP_BROWSER=1 asks to skip it (which the
 /// test then says).
-pub struct Browser {
+pub(crate) struct Browser {
     pub node: PathBuf,
     pub chromium: PathBuf,
     pub scripts: PathBuf,
@@ -24,7 +24,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
     })
 }
 
-pub fn browser() -> Option<Browser> {
+pub(crate) fn browser() -> Option<Browser> {
     let scripts = root().join("tests/browser");
     let chromium = std::env::var_os("CHROMIUM").map(PathBuf::from).or_else(|| {
         ["chromium", "chromium-browser", "google-chrome"]
@@ -70,13 +70,13 @@ pub fn browser() -> Option<Browser> {
 
 impl Browser {
     /// Runs `script` with node; returns its stdout, after checking that it succeeded.
-    pub fn run(&self, script: &str, args: &[&str]) -> String {
+    pub(crate) fn run(&self, script: &str, args: &[&str]) -> String {
         self.run_with(script, args, &[])
     }
 
     /// Runs article-check.mjs with `CHECKS` set to `checks` (`all`; `pages`: all but Lighthouse;
     /// `lighthouse`: Lighthouse alone); returns its report.
-    pub fn check(&self, checks: &str, args: &[&str]) -> String {
+    pub(crate) fn check(&self, checks: &str, args: &[&str]) -> String {
         self.run_with("article-check.mjs", args, &[("CHECKS", checks)])
     }
 

@@ -10,27 +10,27 @@ use super::{fixture, mirror, project};
 
 /// Lays out the summary pair of fixture `case` as a mirror under `dir/mirror` and writes a manifest
 /// pinning it (hashes computed here from the fixture bytes). Returns the manifest path.
-pub fn fixture_manifest(case: &str, dir: &Path) -> PathBuf {
+pub(crate) fn fixture_manifest(case: &str, dir: &Path) -> PathBuf {
     let csv = std::fs::read(fixture(case).join("summary.csv")).unwrap();
     let json = std::fs::read(fixture(case).join("summary.json")).unwrap();
     manifest_for(&csv, &json, dir)
 }
 
 /// The hand-made VALID LoadGen log of the fixtures' B300 deepseek-r1 Server row (ID 1, 850.0).
-pub const FIXTURE_SERVER_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 850.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1500000000\n99.00 percentile time to output token (ns) : 70000000\n";
+pub(crate) const FIXTURE_SERVER_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 850.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1500000000\n99.00 percentile time to output token (ns) : 70000000\n";
 /// Where that log sits in a copy of the v6.1 results tree.
-pub const FIXTURE_SERVER_LOG_PATH: &str =
+pub(crate) const FIXTURE_SERVER_LOG_PATH: &str =
     "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt";
 /// The hand-made VALID LoadGen log of the fixtures' B300 llama2-70b-99.9 Server row (ID 5,
 /// 3920.0): p99 TTFT 1000 ms and TPOT 150 ms, under 2000 and 200 ms.
-pub const FIXTURE_LLAMA_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 3920.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1000000000\n99.00 percentile time to output token (ns) : 150000000\n";
+pub(crate) const FIXTURE_LLAMA_LOG: &str = "Scenario : Server\nMode : PerformanceOnly\nCompleted tokens per second: 3920.0\nResult is : VALID\n99.00 percentile first token latency (ns) : 1000000000\n99.00 percentile time to output token (ns) : 150000000\n";
 /// Where that log sits in a copy of the v6.1 results tree.
-pub const FIXTURE_LLAMA_LOG_PATH: &str =
+pub(crate) const FIXTURE_LLAMA_LOG_PATH: &str =
     "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/llama2-70b-99.9/Server/performance/run_1/mlperf_log_summary.txt";
 
 /// The hand-made summary of the earlier round `data/rounds.json` declares (v5.1's schema, one
 /// JSON array; `tests/fixtures/previous_round`), under the input name the declaration reads.
-pub fn previous_round() -> scenario_ratios::inputs::VerifiedInput {
+pub(crate) fn previous_round() -> scenario_ratios::inputs::VerifiedInput {
     verified(
         "v5.1 summary_results.json",
         scenario_ratios::inputs::InputKind::SummaryArray,
@@ -63,13 +63,13 @@ fn hand_made_logs() -> [scenario_ratios::inputs::VerifiedInput; 2] {
     ]
 }
 
-pub fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
+pub(crate) fn manifest_for(csv: &[u8], json: &[u8], dir: &Path) -> PathBuf {
     manifest_with(csv, json, previous_round(), Vec::new(), dir)
 }
 
 /// As [`manifest_for`], with the earlier round's summary `previous` and further inputs `extra`
 /// (its logs, say) pinned beside the summaries.
-pub fn manifest_with(
+pub(crate) fn manifest_with(
     csv: &[u8],
     json: &[u8],
     previous: scenario_ratios::inputs::VerifiedInput,
@@ -120,7 +120,7 @@ pub fn manifest_with(
 }
 
 /// A verified input made in memory (for tests that bypass acquisition).
-pub fn verified(
+pub(crate) fn verified(
     name: &str,
     kind: scenario_ratios::inputs::InputKind,
     repository: &str,
@@ -153,7 +153,7 @@ pub fn verified(
 
 /// Every pinned input the checker facts and the claims register cite, as the project pins it,
 /// read from the mirror and verified: every build checks the facts and claims against them.
-pub fn cited_sources() -> Vec<scenario_ratios::inputs::VerifiedInput> {
+pub(crate) fn cited_sources() -> Vec<scenario_ratios::inputs::VerifiedInput> {
     use scenario_ratios::inputs::{Origin, VerifiedInput};
     let project = project();
     let facts = project.facts.source.pin_in(&project.manifest).cloned();
@@ -176,7 +176,7 @@ pub fn cited_sources() -> Vec<scenario_ratios::inputs::VerifiedInput> {
 
 /// The submission checker's source that the checker facts cite, as the project pins it, read from
 /// the mirror and verified: every build checks the facts against it.
-pub fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
+pub(crate) fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
     use scenario_ratios::inputs::{Origin, VerifiedInput};
     let project = project();
     let src = &project.facts.source;
@@ -192,7 +192,7 @@ pub fn checker_source() -> scenario_ratios::inputs::VerifiedInput {
 /// The inputs of fixture `case`: its two summaries, plus a hand-made VALID Server log for the
 /// B300 deepseek-r1 Server row (so the evidence section has a log to cite), and the checker's
 /// source.
-pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
+pub(crate) fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
     use scenario_ratios::inputs::InputKind;
     let dir = fixture(case);
     let files = vec![
@@ -222,7 +222,7 @@ pub fn fixture_inputs(case: &str) -> scenario_ratios::inputs::Inputs {
 }
 
 /// Inputs whose manifest pins exactly `files`.
-pub fn inputs_of(
+pub(crate) fn inputs_of(
     files: Vec<scenario_ratios::inputs::VerifiedInput>,
 ) -> scenario_ratios::inputs::Inputs {
     let mut manifest = project().manifest;

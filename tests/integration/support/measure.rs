@@ -10,7 +10,10 @@ use super::root;
 /// `wait4`). The program is started by a small Python process (fork, then exec): a process
 /// started straight from this test binary would count the test binary's own memory too, since
 /// the kernel carries the high-water mark of the address space a process is born in.
-pub fn run_measured(program: &Path, args: &[&std::ffi::OsStr]) -> (Output, Option<i32>, u64) {
+pub(crate) fn run_measured(
+    program: &Path,
+    args: &[&std::ffi::OsStr],
+) -> (Output, Option<i32>, u64) {
     const MEASURE: &str = "import os, sys\n\
 pid = os.fork()\n\
 if pid == 0:\n    os.execv(sys.argv[2], sys.argv[2:])\n\

@@ -5,30 +5,30 @@
 
 // The browser checks' tools serve the browser and preview binaries, not this one.
 #[allow(dead_code)]
-pub mod browser;
-pub mod inputs;
-pub mod measure;
-pub mod reproduce;
-pub mod server;
-pub mod zips;
+pub(crate) mod browser;
+pub(crate) mod inputs;
+pub(crate) mod measure;
+pub(crate) mod reproduce;
+pub(crate) mod server;
+pub(crate) mod zips;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 #[allow(unused_imports)]
-pub use browser::browser;
-pub use inputs::{checker_source, fixture_inputs, fixture_manifest, verified};
-pub use measure::run_measured;
-pub use reproduce::{reproduce_block, reproduce_blocks};
-pub use server::serve;
-pub use zips::{forged_zip, forgeries, overlapping_zip, zip_with_modes, Forged};
+pub(crate) use browser::browser;
+pub(crate) use inputs::{checker_source, fixture_inputs, fixture_manifest, verified};
+pub(crate) use measure::run_measured;
+pub(crate) use reproduce::{reproduce_block, reproduce_blocks};
+pub(crate) use server::serve;
+pub(crate) use zips::{forged_zip, forgeries, overlapping_zip, zip_with_modes, Forged};
 
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The read-only upstream mirror beside the repository.
-pub fn mirror() -> PathBuf {
+pub(crate) fn mirror() -> PathBuf {
     let m = root().join("../shared/upstream");
     assert!(
         m.is_dir(),
@@ -39,16 +39,16 @@ pub fn mirror() -> PathBuf {
 }
 
 /// The project as the build loads it from the repository.
-pub fn project() -> scenario_ratios::project::Project {
+pub(crate) fn project() -> scenario_ratios::project::Project {
     scenario_ratios::project::Project::load(&root()).unwrap()
 }
 
-pub fn fixture(case: &str) -> PathBuf {
+pub(crate) fn fixture(case: &str) -> PathBuf {
     root().join("tests/fixtures").join(case)
 }
 
 /// Runs the built binary in `dir` with `args`, never with a download base inherited from outside.
-pub fn run(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn run(dir: &Path, args: &[&str]) -> Output {
     binary()
         .current_dir(dir)
         .args(args)
@@ -59,7 +59,7 @@ pub fn run(dir: &Path, args: &[&str]) -> Output {
 /// `inner` run through `outer` (`sh -c 'ulimit -f 2000 && exec "$@"' sh`, `setpriv …`, whose
 /// arguments end where the command's begin): `outer` given `inner`'s program, arguments,
 /// environment changes and working folder.
-pub fn wrapped(mut outer: Command, inner: &Command) -> Command {
+pub(crate) fn wrapped(mut outer: Command, inner: &Command) -> Command {
     outer.arg(inner.get_program()).args(inner.get_args());
     for (k, v) in inner.get_envs() {
         match v {
@@ -75,7 +75,7 @@ pub fn wrapped(mut outer: Command, inner: &Command) -> Command {
 
 /// `inner` run by the shell after `setup` (`umask 077`, `ulimit -f 2000`): the shell's limits
 /// and mask, then `exec` of `inner` as [`wrapped`] passes it.
-pub fn after_shell(setup: &str, inner: &Command) -> Command {
+pub(crate) fn after_shell(setup: &str, inner: &Command) -> Command {
     let mut sh = Command::new("sh");
     sh.args(["-c", &format!("{setup} && exec \"$@\""), "sh"]);
     wrapped(sh, inner)
@@ -83,7 +83,7 @@ pub fn after_shell(setup: &str, inner: &Command) -> Command {
 
 /// The built binary, with nothing inherited that points it elsewhere, and the repository's
 /// crate cache (so builds in project copies reuse its vendor fragment).
-pub fn binary() -> Command {
+pub(crate) fn binary() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_scenario-ratios"));
     c.env("SCENARIO_RATIOS_CRATE_CACHE", root().join("data/crates"))
         .env_remove("UPSTREAM_MIRROR")
@@ -96,7 +96,7 @@ pub fn binary() -> Command {
 /// first, in the dev profile and with the features of this test build (so that it reuses the
 /// library the tests were built with), and run from the path cargo reports for it: never a copy
 /// older than the library, whatever profile built an earlier one.
-pub fn example(name: &str) -> Command {
+pub(crate) fn example(name: &str) -> Command {
     static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let known = built
@@ -137,12 +137,12 @@ pub fn example(name: &str) -> Command {
     c
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A previous build's output folder as a later build finds it: the tool's marker and `files`.
-pub fn previous_output(out: &Path, files: &[(&str, &[u8])]) {
+pub(crate) fn previous_output(out: &Path, files: &[(&str, &[u8])]) {
     std::fs::create_dir_all(out).unwrap();
     let names = files.iter().map(|(name, _)| *name);
     let marker = scenario_ratios::base::ownership::marker_text(None, names);
@@ -156,14 +156,14 @@ pub fn previous_output(out: &Path, files: &[(&str, &[u8])]) {
 
 /// [`snapshot`] less the output folder's marker, which names the build that wrote the folder
 /// (its process, start time and a random token), so two builds' folders differ only there.
-pub fn snapshot_without_marker(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+pub(crate) fn snapshot_without_marker(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = snapshot(dir);
     files.retain(|(p, _)| p != Path::new(scenario_ratios::base::ownership::MARKER));
     files
 }
 
 /// Every file under `dir` with its bytes, sorted: a snapshot to compare before and after.
-pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+pub(crate) fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<_> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
@@ -183,7 +183,7 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// The Python interpreter named by the environment variable `var` (else `python3`), checked to
 /// import every module of `modules`; the failure says how to get them (`setup`, which
 /// scripts/test runs) and which variable names another interpreter.
-pub fn python_with(var: &str, modules: &[&str], setup: &str) -> PathBuf {
+pub(crate) fn python_with(var: &str, modules: &[&str], setup: &str) -> PathBuf {
     let python = std::env::var_os(var)
         .map(PathBuf::from)
         .unwrap_or_else(|| "python3".into());
@@ -200,7 +200,7 @@ pub fn python_with(var: &str, modules: &[&str], setup: &str) -> PathBuf {
 }
 
 /// A copy of the file or folder `from` at `to`, folders made as needed.
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     for e in walkdir::WalkDir::new(from) {
         let e = e.unwrap();
         let rel = e.path().strip_prefix(from).unwrap();
@@ -220,7 +220,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A copy of the project's own files (what a build reads and bundles) under `dir/project`.
-pub fn project_copy(dir: &Path) -> PathBuf {
+pub(crate) fn project_copy(dir: &Path) -> PathBuf {
     let to = dir.join("project");
     for top in scenario_ratios::base::layout::SOURCE_PATHS {
         copy_tree(&root().join(top), &to.join(top));
@@ -231,7 +231,7 @@ pub fn project_copy(dir: &Path) -> PathBuf {
 /// One real build of the project (against the mirror, offline) for every test of this test
 /// binary that only reads its output: the output folder. A test that changes the folder takes
 /// a [`built_copy`] instead.
-pub fn built() -> &'static Path {
+pub(crate) fn built() -> &'static Path {
     static BUILT: std::sync::OnceLock<(tempfile::TempDir, PathBuf)> = std::sync::OnceLock::new();
     &BUILT
         .get_or_init(|| {
@@ -246,7 +246,7 @@ pub fn built() -> &'static Path {
 
 /// A copy of [`built`]'s output folder, the test's own to change: its holder (a temporary
 /// folder, removed when dropped) and the copy, `dist` inside it.
-pub fn built_copy() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn built_copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
     copy_tree(built(), &out);
@@ -255,7 +255,7 @@ pub fn built_copy() -> (tempfile::TempDir, PathBuf) {
 
 /// Runs `scenario-ratios build` from the project folder against the real mirror, offline, with the
 /// given cache and output folders and any extra arguments.
-pub fn build_real(out: &Path, cache: &Path, extra: &[&str]) -> Output {
+pub(crate) fn build_real(out: &Path, cache: &Path, extra: &[&str]) -> Output {
     let m = mirror();
     let mut args = vec![
         "build",

@@ -2,7 +2,7 @@
 
 /// The text of every code block (`<pre>`) of the built article's "Reproduce it" section, in
 /// the order the reader meets them, as an HTML parser reads it.
-pub fn reproduce_blocks(html: &str) -> Vec<String> {
+pub(crate) fn reproduce_blocks(html: &str) -> Vec<String> {
     let doc = scraper::Html::parse_document(html);
     let heading = scraper::Selector::parse("h2#reproduce").unwrap();
     let h2 = doc
@@ -28,7 +28,7 @@ pub fn reproduce_blocks(html: &str) -> Vec<String> {
 }
 
 /// The code block of the Reproduce section that contains `command`; panics unless exactly one does.
-pub fn reproduce_block(html: &str, command: &str) -> String {
+pub(crate) fn reproduce_block(html: &str, command: &str) -> String {
     let found: Vec<String> = reproduce_blocks(html)
         .into_iter()
         .filter(|b| b.contains(command))

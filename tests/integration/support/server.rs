@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 serving `<owner>/<repo>/<commit>/<path>` from a mirror
 /// laid out as `<owner>/<repo>/<path>`. `tamper` may rewrite a body before it is sent.
-pub struct FileServer {
+pub(crate) struct FileServer {
     pub base: String,
     pub requests: Arc<AtomicUsize>,
 }
 
-pub fn serve(mirror: PathBuf, tamper: fn(&str, Vec<u8>) -> Vec<u8>) -> FileServer {
+pub(crate) fn serve(mirror: PathBuf, tamper: fn(&str, Vec<u8>) -> Vec<u8>) -> FileServer {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let requests = Arc::new(AtomicUsize::new(0));

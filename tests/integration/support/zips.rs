@@ -3,7 +3,7 @@
 
 /// A stored (uncompressed) zip of `files`, each with its Unix mode in the external attributes,
 /// as `zip -y` writes a link (its target as its data) or a device.
-pub fn zip_with_modes(files: &[(&str, u32, &[u8])]) -> Vec<u8> {
+pub(crate) fn zip_with_modes(files: &[(&str, u32, &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, mode, data) in files {
@@ -44,7 +44,7 @@ pub fn zip_with_modes(files: &[(&str, u32, &[u8])]) -> Vec<u8> {
 /// A zip of one deflate stream (`size` zero bytes) behind one local header, and `count`
 /// central-directory entries that all point at it, named as bundled inputs are (which verify
 /// keeps in memory to check): the overlapping-entry zip bomb.
-pub fn overlapping_zip(count: usize, size: u32) -> Vec<u8> {
+pub(crate) fn overlapping_zip(count: usize, size: u32) -> Vec<u8> {
     let zeros = vec![0u8; size as usize];
     let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     std::io::Write::write_all(&mut enc, &zeros).unwrap();
@@ -101,7 +101,7 @@ pub fn overlapping_zip(count: usize, size: u32) -> Vec<u8> {
 /// One entry of a [`forged_zip`]: what its central record says, and how its local header or
 /// its place in the file departs from it.
 #[derive(Clone)]
-pub struct Forged {
+pub(crate) struct Forged {
     pub name: String,
     pub data: Vec<u8>,
     /// Version needed to extract, general-purpose flags and method, in both headers.
@@ -119,7 +119,7 @@ pub struct Forged {
 
 impl Forged {
     /// A stored entry whose two headers agree.
-    pub fn new(name: &str, data: &[u8]) -> Forged {
+    pub(crate) fn new(name: &str, data: &[u8]) -> Forged {
         Forged {
             name: name.to_string(),
             data: data.to_vec(),
@@ -136,7 +136,7 @@ impl Forged {
 
 /// A zip of `entries`, written byte by byte, after `prefix` (bytes no entry claims, as a
 /// self-extracting script puts before a zip); offsets count from the file's start.
-pub fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
+pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
     let mut out = prefix.to_vec();
     let mut central = Vec::new();
     let mut count = 0u16;
@@ -187,7 +187,7 @@ pub fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
 /// The forged zips of the strict reading, by case: each one that `verify` must refuse, and
 /// that Info-ZIP or Python's zipfile refuses or unpacks otherwise than its central directory
 /// says.
-pub fn forgeries() -> Vec<(&'static str, Vec<u8>)> {
+pub(crate) fn forgeries() -> Vec<(&'static str, Vec<u8>)> {
     let ok = |n: &str| Forged::new(n, b"fn main() {}\n");
     let with = |n: &str, f: &dyn Fn(&mut Forged)| {
         let mut e = ok(n);

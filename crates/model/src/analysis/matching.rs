@@ -11,14 +11,14 @@ use crate::summary::{Field, Scenario, SummaryRow};
 
 /// The outcome of matching: pairs of row indices (Offline, partner), and every other eligible row
 /// with its scenario and the reason it has no pair.
-pub struct Matched {
+pub(super) struct Matched {
     pub pairs: Vec<(usize, usize)>,
     pub unmatched: Vec<(usize, Scenario, UnmatchedReason)>,
 }
 
 /// Matches the eligible rows (indices into `rows`, each of scenario Offline or `partner`) on the
 /// fields `keys`.
-pub fn match_rows(
+pub(super) fn match_rows(
     rows: &[SummaryRow],
     eligible: &[usize],
     keys: &[Field],
