@@ -5,7 +5,7 @@
 pub type Date = (i64, i64, i64);
 
 /// Days since 1970-01-01 of a date.
-pub fn days_from_civil((y, m, d): Date) -> i64 {
+pub(crate) fn days_from_civil((y, m, d): Date) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -16,7 +16,7 @@ pub fn days_from_civil((y, m, d): Date) -> i64 {
 }
 
 /// The date of a day counted from 1970-01-01.
-pub fn civil_from_days(days: i64) -> Date {
+pub(crate) fn civil_from_days(days: i64) -> Date {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -29,7 +29,7 @@ pub fn civil_from_days(days: i64) -> Date {
 }
 
 /// The UTC date and (hour, minute, second) of Unix seconds.
-pub fn civil_from_epoch(epoch: i64) -> (Date, (i64, i64, i64)) {
+pub(crate) fn civil_from_epoch(epoch: i64) -> (Date, (i64, i64, i64)) {
     let secs = epoch.rem_euclid(86_400);
     (
         civil_from_days(epoch.div_euclid(86_400)),

@@ -151,7 +151,7 @@ impl Error {
 }
 
 /// The three ways the build gets an input, as an error line names them.
-pub const INPUT_SOURCES: &str = "provide it through a mirror of the upstream files (--mirror DIR or UPSTREAM_MIRROR=DIR; ../shared/upstream beside the project is used when it exists), a cache folder holding a verified copy (--cache DIR), or a download over HTTPS (network access, without --offline)";
+pub(crate) const INPUT_SOURCES: &str = "provide it through a mirror of the upstream files (--mirror DIR or UPSTREAM_MIRROR=DIR; ../shared/upstream beside the project is used when it exists), a cache folder holding a verified copy (--cache DIR), or a download over HTTPS (network access, without --offline)";
 
 /// Why `--root` names a folder that is not this project.
 const NOT_THE_PROJECT: &str = concat!(

@@ -47,14 +47,6 @@ pub fn read_expected(path: &Path, size: u64) -> std::io::Result<Found> {
     Ok(Found::Bytes(bytes))
 }
 
-/// Reads all of `source` when it holds at most `max` bytes; `None` when it holds more. At most
-/// `max + 1` bytes are ever read.
-pub fn read_at_most(source: impl Read, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::new();
-    source.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= max).then_some(bytes))
-}
-
 /// Reads the regular file at `path` when it holds at most `max` bytes; `None` when it holds more.
 /// Anything else at the path (a folder, a FIFO, a device such as `/dev/zero`) is an error of kind
 /// `InvalidInput`, found before it is opened, so nothing blocks or reads without end.
@@ -218,9 +210,6 @@ mod tests {
         let f = dir.path().join("f");
         fs::write(&f, b"abc").unwrap();
         assert!(matches!(read_expected(&f, 3).unwrap(), Found::Bytes(b) if b == b"abc"));
-        assert_eq!(read_at_most(&b"abc"[..], 3).unwrap(), Some(b"abc".to_vec()));
-        assert_eq!(read_at_most(&b"abcd"[..], 3).unwrap(), None);
-        assert_eq!(read_at_most(&b""[..], 0).unwrap(), Some(vec![]));
         assert!(matches!(read_expected(&f, 2).unwrap(), Found::WrongSize(3)));
         assert!(matches!(
             read_expected(dir.path(), 3).unwrap(),

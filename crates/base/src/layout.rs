@@ -176,7 +176,7 @@ pub fn is_scratch(name: &str) -> bool {
 pub const BUNDLE_README: &str = "README.md";
 
 /// Longest entry path the bundle may hold (it unpacks under Windows' 260-character limit).
-pub const MAX_BUNDLE_PATH: usize = 160;
+pub(crate) const MAX_BUNDLE_PATH: usize = 160;
 
 /// An entry path the bundle may hold: relative, normalised, and short enough to unpack anywhere.
 pub fn check_entry_path(name: &str) -> Result<()> {

@@ -80,7 +80,7 @@ pub fn shown(value: &str, whole: bool) -> String {
 /// `1,235`), for prose that should not claim more precision than one run allows. A run of digits
 /// that is part of a name (after a letter, a hyphen or a dot: `llama3.1-8b`, `gpt-oss-120b`,
 /// `v6.1`) is left as it is.
-pub fn rounded_in_text(text: &str) -> String {
+pub(crate) fn rounded_in_text(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;

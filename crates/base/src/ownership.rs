@@ -112,7 +112,7 @@ pub fn is_ours(dir: &Path) -> bool {
 }
 
 /// The files the marker of `dir` lists as written, when it has a listing.
-pub fn marker_listing(dir: &Path) -> Option<String> {
+pub(crate) fn marker_listing(dir: &Path) -> Option<String> {
     const MAX_MARKER: u64 = 1 << 20;
     let text = crate::fetch::read_text_if_readable(&dir.join(MARKER), MAX_MARKER)?;
     let (_, listing) = text.split_once(&format!("\n{MARKER_LISTING}\n"))?;

@@ -74,7 +74,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
 }
 
 /// The syllables of one word, as the module's summary counts them.
-pub fn syllables(word: &str) -> usize {
+pub(crate) fn syllables(word: &str) -> usize {
     let letters: Vec<char> = word
         .chars()
         .filter(|c| c.is_alphabetic())

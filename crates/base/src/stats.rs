@@ -7,7 +7,7 @@
 /// The regularised incomplete beta function I_x(a, b), for a, b > 0 and 0 ≤ x ≤ 1, by the
 /// continued fraction of Numerical Recipes (§6.4) evaluated with the modified Lentz method;
 /// `None` outside its domain or when the fraction does not settle within 500 terms.
-pub fn incomplete_beta(a: f64, b: f64, x: f64) -> Option<f64> {
+pub(crate) fn incomplete_beta(a: f64, b: f64, x: f64) -> Option<f64> {
     if !(a > 0.0 && b > 0.0 && (0.0..=1.0).contains(&x)) {
         return None;
     }

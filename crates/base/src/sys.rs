@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// True when a process with this id exists (on Unix; elsewhere assumed alive, so nothing of a
 /// running build is ever removed).
-pub fn process_alive(pid: u32) -> bool {
+pub(crate) fn process_alive(pid: u32) -> bool {
     #[cfg(unix)]
     {
         let Ok(pid) = libc::pid_t::try_from(pid) else {

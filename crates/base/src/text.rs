@@ -193,7 +193,7 @@ pub fn path(p: &std::path::Path) -> String {
 
 /// `bytes` as text, each byte that is not part of UTF-8 written `\xFF`, so a name that is not
 /// UTF-8 is shown as it is, not as another name (`�` would stand for any invalid byte).
-pub fn bytes_shown(bytes: &[u8]) -> String {
+pub(crate) fn bytes_shown(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         out.push_str(chunk.valid());
@@ -202,11 +202,6 @@ pub fn bytes_shown(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-/// A path for an error line, quoted as [`quoted`].
-pub fn quoted_path(p: &std::path::Path) -> String {
-    quoted(&p.to_string_lossy(), 300)
 }
 
 /// The no-break space that joins a number to its unit (`85.36 %`, `80 ms`), so a line never
@@ -300,7 +295,7 @@ pub fn short_unbroken(s: &str) -> String {
 }
 
 /// The most characters a name [`short_unbroken`] keeps on one line may have.
-pub const SHORT_NAME: usize = 20;
+pub(crate) const SHORT_NAME: usize = 20;
 
 /// The fewest characters [`breakable`] leaves between two of the breaks it adds.
 pub const BREAK_RUN: usize = 8;

@@ -33,7 +33,7 @@ struct ScriptHeader {
 }
 
 /// Where the notebook lives in the project.
-pub const NOTEBOOK_PATH: &str = "content/analysis.ipynb";
+pub(crate) const NOTEBOOK_PATH: &str = "content/analysis.ipynb";
 
 #[derive(Deserialize)]
 struct Notebook {

@@ -28,7 +28,7 @@ fn person(name: &str) -> (String, String) {
 }
 
 /// `CITATION.cff` for the article.
-pub fn citation_cff(config: &ArticleConfig) -> Result<Vec<u8>> {
+pub(crate) fn citation_cff(config: &ArticleConfig) -> Result<Vec<u8>> {
     let (given, family) = person(&config.author);
     let mut out = String::new();
     out.push_str("cff-version: 1.2.0\n");

@@ -361,7 +361,7 @@ pub struct Described {
 
 /// The bundle's files as its RO-Crate describes them. Used by `verify` to hold the description
 /// to the bytes.
-pub fn described_files(text: &[u8]) -> std::result::Result<Vec<Described>, String> {
+pub(crate) fn described_files(text: &[u8]) -> std::result::Result<Vec<Described>, String> {
     let doc: Value = serde_json::from_slice(text).map_err(|e| e.to_string())?;
     let graph = doc
         .get("@graph")

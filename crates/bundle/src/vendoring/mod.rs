@@ -29,9 +29,10 @@ pub use lock::{locked_crates, LockedCrate};
 
 pub use ratios_model::project::vendor_plan::{Plan, PLAN_PATH};
 /// Folder of the vendored crates inside the bundle.
-pub const VENDOR_DIR: &str = "vendor";
+pub(crate) const VENDOR_DIR: &str = "vendor";
 /// Default crate cache, relative to the project root.
 pub const DEFAULT_CRATE_CACHE: &str = "data/crates";
 /// The cargo configuration the bundle carries.
-pub const CARGO_CONFIG_PATH: &str = ".cargo/config.toml";
-pub const CARGO_CONFIG: &str = include_str!("../../../../templates/bundle/cargo-config.toml");
+pub(crate) const CARGO_CONFIG_PATH: &str = ".cargo/config.toml";
+pub(crate) const CARGO_CONFIG: &str =
+    include_str!("../../../../templates/bundle/cargo-config.toml");

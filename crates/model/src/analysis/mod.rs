@@ -440,7 +440,7 @@ impl Analysis {
 
 /// Rows of the summary that pass every rule of `rules`, with the walk-through: one pass over the
 /// rows, each row charged to the first rule it fails; the count after a step is what remains.
-pub fn scope_with(summary: &Summary, rules: &[ScopeRule]) -> (Vec<usize>, Vec<Step>) {
+pub(crate) fn scope_with(summary: &Summary, rules: &[ScopeRule]) -> (Vec<usize>, Vec<Step>) {
     let mut dropped_at = vec![(0usize, 0usize); rules.len()];
     let mut kept = Vec::with_capacity(summary.rows.len());
     let is_interactive = |row: &SummaryRow| row.scenario() == Some(Scenario::Interactive);
@@ -484,7 +484,7 @@ pub fn scope(summary: &Summary) -> (Vec<usize>, Vec<Step>) {
 /// The range a Result (tokens/s) must lie in: wide beyond any real system (every v6.1 Result
 /// lies between about 0.01 and 6,000,000), narrow enough that every ratio of two Results is
 /// finite and its percentage prints in at most 18 digits.
-pub const RESULT_RANGE: (f64, f64) = (1e-6, 1e9);
+pub(crate) const RESULT_RANGE: (f64, f64) = (1e-6, 1e9);
 
 /// The numeric Result of an eligible row: a finite number within [`RESULT_RANGE`], read from
 /// the CSV text.
@@ -660,7 +660,7 @@ fn unmatched_row(
 }
 
 /// The median of sorted, non-empty `v`.
-pub fn median_of_sorted(v: &[f64]) -> f64 {
+pub(crate) fn median_of_sorted(v: &[f64]) -> f64 {
     let n = v.len();
     if n % 2 == 1 {
         v[n / 2]
@@ -679,7 +679,9 @@ pub fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// Per-benchmark spread of ratios, ordered by median (lowest first), then by name.
-pub fn by_benchmark<'a>(ratios: impl Iterator<Item = (&'a str, Ratio)>) -> Vec<BenchmarkStats> {
+pub(crate) fn by_benchmark<'a>(
+    ratios: impl Iterator<Item = (&'a str, Ratio)>,
+) -> Vec<BenchmarkStats> {
     let mut groups: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
     for (b, r) in ratios {
         groups.entry(b).or_default().push(r.0);

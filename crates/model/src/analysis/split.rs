@@ -78,9 +78,9 @@ pub struct Split {
 
 /// The seed of the permutation test's generator (SplitMix64), fixed so that the test is
 /// repeatable: the date the test was written.
-pub const PERMUTATION_SEED: u64 = 20_261_206;
+pub(crate) const PERMUTATION_SEED: u64 = 20_261_206;
 /// Permutations the test draws.
-pub const PERMUTATIONS: usize = 10_000;
+pub(crate) const PERMUTATIONS: usize = 10_000;
 
 /// A permutation test of the benchmark factor given the system: the ratios of each system are
 /// shuffled among its own benchmarks, which keeps every system's effect and breaks any link to
@@ -212,7 +212,7 @@ fn system_of(p: &Pair) -> System<'_> {
 }
 
 /// The split and the comparisons of `pairs`, benchmarks ordered as `benchmarks`.
-pub fn system_and_benchmark(pairs: &[Pair], benchmarks: &[String]) -> SystemAndBenchmark {
+pub(crate) fn system_and_benchmark(pairs: &[Pair], benchmarks: &[String]) -> SystemAndBenchmark {
     SystemAndBenchmark {
         split: split(pairs),
         comparisons: comparisons(pairs, benchmarks),

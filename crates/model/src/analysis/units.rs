@@ -144,7 +144,7 @@ pub fn shared_software<'a>(
 
 /// The items the most systems list (each system's items given together, each counted once per
 /// system), when two systems or more list them.
-pub fn most_listed<'a, S: IntoIterator<Item = &'a str>>(
+pub(crate) fn most_listed<'a, S: IntoIterator<Item = &'a str>>(
     systems: impl IntoIterator<Item = S>,
 ) -> Option<SharedSoftware> {
     let mut listed: BTreeMap<&str, usize> = BTreeMap::new();

@@ -86,11 +86,11 @@ pub fn parse_accuracy_field(text: &str) -> BTreeMap<String, Printed> {
 /// The significant figures to which the summary gives most Results: 397 of the 492 v6.1 rows
 /// print at most six, as a number rounded to six significant figures prints (`59867.8`,
 /// `106637.0`, `1039900.0`); the others print a longer, unrounded value.
-pub const SUMMARY_SIGNIFICANT_DIGITS: usize = 6;
+pub(crate) const SUMMARY_SIGNIFICANT_DIGITS: usize = 6;
 
 /// The significant digits a number prints: from its first non-zero digit to its last non-zero
 /// one (`100630.0` has five, `59867.8` six, `0.0731282` six).
-pub fn significant_digits(text: &str) -> usize {
+pub(crate) fn significant_digits(text: &str) -> usize {
     let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     digits.trim_start_matches('0').trim_end_matches('0').len()
@@ -99,7 +99,7 @@ pub fn significant_digits(text: &str) -> usize {
 /// The unit the summary's Result is rounded to: a unit of the sixth significant figure when it
 /// prints at most six (rounding to six figures leaves no more), else a unit of its last printed
 /// digit.
-pub fn summary_unit(text: &str) -> f64 {
+pub(crate) fn summary_unit(text: &str) -> f64 {
     let value: f64 = text.trim().parse().unwrap_or(f64::NAN);
     if significant_digits(text) <= SUMMARY_SIGNIFICANT_DIGITS && value.is_finite() && value != 0.0 {
         // libm's log10, not the system's: the same answer on every platform and C library.

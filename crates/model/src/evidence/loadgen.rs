@@ -9,9 +9,9 @@ use crate::summary::Scenario;
 use ratios_base::error::{Error, Result};
 
 /// Throughput of an Offline run, as the summary log names it.
-pub const OFFLINE_THROUGHPUT: &str = "Tokens per second";
+pub(crate) const OFFLINE_THROUGHPUT: &str = "Tokens per second";
 /// Throughput of a Server run (the rate of completed tokens).
-pub const SERVER_THROUGHPUT: &str = "Completed tokens per second";
+pub(crate) const SERVER_THROUGHPUT: &str = "Completed tokens per second";
 const P99_TTFT: &str = "99.00 percentile first token latency (ns)";
 const MIN_TTFT: &str = "Min First Token latency (ns)";
 const COMPLETED_SAMPLES: &str = "Completed samples per second";
@@ -20,7 +20,7 @@ const OFFLINE_SAMPLES: &str = "Samples per second";
 const P99_TPOT: &str = "99.00 percentile time to output token (ns)";
 
 /// The throughput line the checker reads for a scenario.
-pub fn throughput_key(scenario: Scenario) -> &'static str {
+pub(crate) fn throughput_key(scenario: Scenario) -> &'static str {
     match scenario {
         Scenario::Offline => OFFLINE_THROUGHPUT,
         Scenario::Server | Scenario::Interactive => SERVER_THROUGHPUT,
@@ -135,7 +135,7 @@ pub const CONDITIONS: [&str; 4] = [
 ];
 
 /// The conditions a log of `scenario` must list.
-pub fn required_conditions(scenario: Scenario) -> &'static [&'static str] {
+pub(crate) fn required_conditions(scenario: Scenario) -> &'static [&'static str] {
     match scenario {
         Scenario::Offline => &CONDITIONS[1..],
         Scenario::Server | Scenario::Interactive => &CONDITIONS,

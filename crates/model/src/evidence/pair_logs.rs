@@ -298,7 +298,7 @@ fn logs_by_path<'a>(inputs: &'a Inputs, logs: &LogSpec) -> BTreeMap<&'a str, &'a
 /// The log's throughput line agrees with the summary's Result `summary_text` when they differ
 /// by at most half a unit of the last digit each prints (the summary's rounded to six
 /// significant figures). Returns the agreement, the tolerance and the difference.
-pub fn throughput_agrees(summary_text: &str, log: &Printed) -> (bool, f64, f64) {
+pub(crate) fn throughput_agrees(summary_text: &str, log: &Printed) -> (bool, f64, f64) {
     let summary_value: f64 = summary_text.trim().parse().unwrap_or(f64::NAN);
     let log_unit = 2.0 * half_unit_of_last_digit(&log.text);
     let tolerance = (summary_unit(summary_text) + log_unit) / 2.0;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use ratios_base::error::{Error, Result};
 
 /// Where the checker facts live in the project.
-pub const FACTS_PATH: &str = "sources/mlperf-checker-facts.json";
+pub(crate) const FACTS_PATH: &str = "sources/mlperf-checker-facts.json";
 
 /// Where a fact was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

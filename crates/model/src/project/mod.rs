@@ -160,7 +160,7 @@ pub fn symlink_refused(root: &Path, path: &Path) -> Error {
 
 /// Reads the project file at `path` as UTF-8, with the same cap, without a leading byte-order
 /// mark; errors name it as `name`.
-pub fn read_text_file(path: &Path, name: &str) -> Result<String> {
+pub(crate) fn read_text_file(path: &Path, name: &str) -> Result<String> {
     let Some(bytes) =
         ratios_base::fetch::read_file(path, MAX_PROJECT_FILE).map_err(|e| Error::io(path, e))?
     else {

@@ -77,16 +77,16 @@ pub fn schema_names() -> Vec<&'static str> {
 }
 
 /// Number of columns in both summary files.
-pub const FIELD_COUNT: usize = 31;
+pub(crate) const FIELD_COUNT: usize = 31;
 
 /// CSV spellings that stand for a JSON `null` (all seen in the real v6.1 files).
-pub const MISSING_SPELLINGS: &[&str] = &["", "None", "N/A"];
+pub(crate) const MISSING_SPELLINGS: &[&str] = &["", "None", "N/A"];
 
 /// Largest field accepted, in bytes (the real files' largest is a few hundred bytes).
-pub const MAX_FIELD_BYTES: usize = 1 << 20;
+pub(crate) const MAX_FIELD_BYTES: usize = 1 << 20;
 
 /// Decimal places the JSON file keeps for non-integer numbers (the CSV keeps more).
-pub const JSON_DECIMALS: i32 = 10;
+pub(crate) const JSON_DECIMALS: i32 = 10;
 
 /// The ID of a row: its JSON object key, equal to its 0-based position in the CSV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -188,7 +188,7 @@ pub struct SummaryRow {
 
 /// The 31 raw CSV texts of a row, concatenated, with the end offset of each.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RawRecord {
+pub(crate) struct RawRecord {
     text: Box<str>,
     ends: [u32; FIELD_COUNT],
 }
@@ -797,7 +797,7 @@ fn agree(raw: &str, json: &serde_json::Value) -> Option<Typed> {
 }
 
 /// The bidirectional controls, which reorder how the text around them is shown.
-pub fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(
         c,
         '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
@@ -824,13 +824,13 @@ fn invisible_difference(a: &str, b: &str) -> String {
 
 /// Control characters other than tab, line feed and carriage return (which are whitespace in
 /// HTML and quoted in CSV) have no place in a results table and are refused at load.
-pub fn is_refused_control(c: char) -> bool {
+pub(crate) fn is_refused_control(c: char) -> bool {
     c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 /// True when `csv` rounds to `json` at the JSON file's precision: half a unit of the 10th decimal,
 /// plus a few units in the last place for values whose 10th decimal lies beyond double precision.
-pub fn same_to_json_precision(csv: f64, json: f64) -> bool {
+pub(crate) fn same_to_json_precision(csv: f64, json: f64) -> bool {
     let half_unit = 0.5 * 10f64.powi(-JSON_DECIMALS);
     let ulps = 4.0 * f64::EPSILON * csv.abs().max(json.abs());
     (csv - json).abs() <= half_unit + ulps

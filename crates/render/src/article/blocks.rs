@@ -19,7 +19,7 @@ use ratios_model::inputs::PinnedInput;
 use ratios_model::project::claims::{ClaimId, Note};
 
 /// A highlight row of figure 3's data table.
-pub struct HighlightRow {
+pub(crate) struct HighlightRow {
     /// Escaped, with break opportunities.
     pub system: String,
     pub model: String,
@@ -42,7 +42,7 @@ struct HighlightsBlock {
     rows: Vec<HighlightRow>,
 }
 
-pub struct BenchmarkRow {
+pub(crate) struct BenchmarkRow {
     pub benchmark: String,
     pub pairs: usize,
     pub min: String,
@@ -66,7 +66,7 @@ struct StepsBlock<'a> {
 }
 
 /// One highlighted row of the checks table.
-pub struct CheckRow<'a> {
+pub(crate) struct CheckRow<'a> {
     pub row: String,
     pub model: &'a str,
     pub scenario: &'a str,
@@ -85,7 +85,7 @@ struct ChecksBlock<'a> {
     items: &'a [Check],
 }
 
-pub struct PairRow<'a> {
+pub(crate) struct PairRow<'a> {
     pub pair: &'a Pair,
     /// The system's label and the model label, escaped, with break opportunities.
     pub system: String,
@@ -105,7 +105,7 @@ struct PairsBlock<'a> {
     rows: Vec<PairRow<'a>>,
 }
 
-pub struct InputRow<'a> {
+pub(crate) struct InputRow<'a> {
     pub pin: &'a PinnedInput,
     pub commit: String,
     pub size: String,
@@ -437,7 +437,7 @@ pub fn folder_url(data: &ArticleData<'_>, location: &str) -> Option<String> {
 }
 
 /// One benchmark's latency limits and result fields, as the checker facts give them.
-pub struct RuleRow {
+pub(crate) struct RuleRow {
     pub benchmark: String,
     pub offline_field: String,
     pub server_field: String,
@@ -513,7 +513,7 @@ fn rules(data: &ArticleData<'_>) -> Result<String> {
 }
 
 /// One benchmark's Interactive ratios, beside its Server median.
-pub struct InteractiveBenchmarkRow {
+pub(crate) struct InteractiveBenchmarkRow {
     pub benchmark: String,
     pub pairs: usize,
     /// Distinct organisations among its pairs.
@@ -529,7 +529,7 @@ pub struct InteractiveBenchmarkRow {
 }
 
 /// One Interactive pair, with the Server ratio of the same submission where it has one.
-pub struct InteractivePairRow<'a> {
+pub(crate) struct InteractivePairRow<'a> {
     pub pair: &'a ratios_model::analysis::InteractivePair,
     pub system: String,
     pub model: String,
@@ -626,7 +626,7 @@ fn interactive(data: &ArticleData<'_>) -> Result<String> {
 }
 
 /// One benchmark's medians, whole and split.
-pub struct RobustnessRow {
+pub(crate) struct RobustnessRow {
     pub benchmark: String,
     pub pairs: usize,
     pub organizations: usize,
@@ -670,7 +670,7 @@ fn robustness(data: &ArticleData<'_>) -> Result<String> {
 }
 
 /// One group of the noise floor.
-pub struct NoiseRow<'a> {
+pub(crate) struct NoiseRow<'a> {
     pub group: &'a ratios_model::analysis::robustness::NoiseGroup,
     /// The accelerator and the organisations, escaped, with break opportunities.
     pub accelerator: String,
@@ -791,9 +791,8 @@ pub fn contents(sections: &[(String, String)]) -> Result<String> {
 }
 
 /// One source note, in the order of first citation.
-pub struct NoteRow<'a> {
+pub(crate) struct NoteRow<'a> {
     pub note: &'a Note,
-    pub commit: String,
     pub lines: String,
 }
 
@@ -810,7 +809,6 @@ pub fn notes(notes: &[Note], cited: &[ClaimId]) -> Result<String> {
         .filter_map(|id| notes.iter().find(|n| n.id == *id))
         .map(|note| NoteRow {
             note,
-            commit: short_commit(&note.commit),
             lines: if note.first_line == note.last_line {
                 format!("line {}", note.first_line)
             } else {

@@ -275,7 +275,7 @@ pub fn pairs_csv(
 /// Server run was scheduled at and completed, the Offline run's rate, tokens per sample, the
 /// p99 latencies against their limits, the three factors of the ratio, the ratio without the drain and what each log counts.
 /// `docs` and the bundle's README give each column's unit.
-pub const LOG_COLUMNS: [&str; 27] = [
+pub(crate) const LOG_COLUMNS: [&str; 27] = [
     "logs",
     "target_qps",
     "scheduled_samples_per_s",

@@ -190,7 +190,7 @@ struct RowsWords {
 }
 
 /// "no rows", "one row", "12 rows".
-pub fn rows_words(n: usize) -> ratios_base::error::Result<String> {
+pub(crate) fn rows_words(n: usize) -> ratios_base::error::Result<String> {
     template(
         &RowsWords {
             n,

@@ -23,10 +23,10 @@ use ratios_model::project::config::CONFIG_PATH;
 use ratios_model::project::PROSE_PATH;
 
 /// The name of the block that places the source notes.
-pub const NOTES_BLOCK: &str = "notes";
+pub(crate) const NOTES_BLOCK: &str = "notes";
 
 /// The name of the block that places the page's contents (its sections, with links).
-pub const CONTENTS_BLOCK: &str = "contents";
+pub(crate) const CONTENTS_BLOCK: &str = "contents";
 
 /// The blocks made from the whole prose once its events are read: the contents from its
 /// headings, the notes from its citations. Each stands once.
@@ -246,7 +246,7 @@ pub fn render_prose(
 
 /// [`render_prose`] of the prose at `path` (the article's, or the data page's), whose errors
 /// name that file.
-pub fn render_page_prose(
+pub(crate) fn render_page_prose(
     path: &str,
     markdown: &str,
     values: &Values,

@@ -97,7 +97,7 @@ const URL_SCHEMES: &[&str] = &["https", "http", "mailto"];
 /// Whether a link address is one the prose may write: relative (`#fragment`, `pairs.csv`,
 /// `/about/`) or with the scheme `https`, `http` or `mailto`. A browser strips tabs and line breaks
 /// anywhere in an address, and spaces and controls around it, before it reads the scheme.
-pub fn allowed_url(url: &str) -> bool {
+pub(crate) fn allowed_url(url: &str) -> bool {
     let url: String = url
         .trim_matches(|c: char| c <= ' ')
         .chars()

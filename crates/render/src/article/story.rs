@@ -45,12 +45,12 @@ pub enum SplitVerdict {
 }
 
 /// The level the split's F tests and the sign tests are read at.
-pub const SIGNIFICANCE: f64 = 0.01;
+pub(crate) const SIGNIFICANCE: f64 = 0.01;
 
 /// The level a sign test counted by hardware configuration is read at: the units are few (a
 /// clean sweep of six gives p = 0.031), so a comparison is firm when it clears this level by
 /// configuration and [`SIGNIFICANCE`] by system.
-pub const UNIT_SIGNIFICANCE: f64 = 0.05;
+pub(crate) const UNIT_SIGNIFICANCE: f64 = 0.05;
 
 impl SplitVerdict {
     pub fn of(s: Option<&Split>) -> SplitVerdict {

@@ -22,7 +22,7 @@ struct KeyNumbers {
 /// The box of key numbers under the dek: the highlighted system's span, where the lowest
 /// benchmark keeps the least, the lowest median load, and the median p99 TPOT nearest its
 /// limit (medians by benchmark).
-pub fn key_numbers(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
+pub(crate) fn key_numbers(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
     let a = data.analysis;
     let lowest = a
         .benchmarks
@@ -62,7 +62,7 @@ struct FigureSystems<'a> {
 }
 
 /// Figure 1 in its two layouts; its table is on the data page.
-pub fn figure_systems(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
+pub(crate) fn figure_systems(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
     let highlighted = highlighted_systems(data);
     template(
         &FigureSystems {
@@ -136,7 +136,7 @@ struct FactorsMore {
 }
 
 /// Figure 2 in its two layouts, with the medians of the factors by benchmark.
-pub fn figure_factors(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
+pub(crate) fn figure_factors(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
     let rows = data
         .logs
         .benchmarks
@@ -163,7 +163,7 @@ pub fn figure_factors(data: &ArticleData<'_>) -> ratios_base::error::Result<Stri
 
 /// The further figures of figure 2 by benchmark, for the data page: the pairs near a limit, the
 /// ratio without the drain, answer length, the target's step and each factor's share of the gap.
-pub fn factors_more(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
+pub(crate) fn factors_more(data: &ArticleData<'_>) -> ratios_base::error::Result<String> {
     let dash = || "–".to_string();
     let shares =
         |s: Option<[f64; 3]>| s.map_or_else(|| [dash(), dash(), dash()], |s| s.map(percent));

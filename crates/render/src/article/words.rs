@@ -25,6 +25,6 @@ struct ListWords<'a> {
 }
 
 /// Items as prose lists them ("a, b and c"; `templates/text/list.txt`).
-pub fn list_words(items: &[String]) -> Result<String> {
+pub(crate) fn list_words(items: &[String]) -> Result<String> {
     template(&ListWords { items }, "text/list.txt")
 }

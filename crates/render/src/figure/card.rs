@@ -31,7 +31,7 @@ const GRID: Rgb = Rgb(0xd0, 0xd7, 0xde);
 const REFERENCE: Rgb = Rgb(0xcf, 0x22, 0x2e);
 /// Each benchmark's bar, by its place in the analysis's order (lowest median first), as figure 3
 /// draws them: `.sr-k0` to `.sr-k3` of `templates/svg-rules.css`.
-pub const BENCHMARK_COLOURS: [Rgb; 4] = [
+pub(crate) const BENCHMARK_COLOURS: [Rgb; 4] = [
     Rgb(0xbf, 0x87, 0x00),
     Rgb(0x1b, 0x7c, 0x83),
     Rgb(0x09, 0x69, 0xda),
@@ -40,7 +40,7 @@ pub const BENCHMARK_COLOURS: [Rgb; 4] = [
 
 /// A colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rgb(pub u8, pub u8, pub u8);
+pub(crate) struct Rgb(pub u8, pub u8, pub u8);
 
 /// The words the card prints besides the bars, worded by `templates/text/card.txt` from the
 /// page's settings and the results: one line each for the title, the subtitle, the byline and

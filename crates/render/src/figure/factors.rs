@@ -13,7 +13,7 @@ use ratios_model::analysis::Analysis;
 use ratios_model::evidence::pair_logs::PairLogs;
 
 /// The marks of one benchmark of figure 2, with its legend entry.
-pub struct LoadSeries {
+pub(crate) struct LoadSeries {
     /// The benchmark's place in the analysis's order: its colour and shape.
     pub k: usize,
     pub label: String,
@@ -29,14 +29,14 @@ pub struct LoadSeries {
 }
 
 /// A horizontal grid line with its label, at the left of the plot.
-pub struct YTick {
+pub(crate) struct YTick {
     pub y: f64,
     pub label: String,
 }
 
 #[derive(Template)]
 #[template(path = "figure-factors.svg")]
-pub struct FactorsFigure {
+pub(crate) struct FactorsFigure {
     pub frame: super::Frame,
     pub plot_top: f64,
     pub series: Vec<LoadSeries>,

@@ -27,7 +27,7 @@ use ratios_model::highlight::Highlights;
 
 /// The figures' style rules, light and dark (`templates/svg-rules.css`): in each standalone file,
 /// and once in the page's style sheet.
-pub const SVG_RULES: &str = include_str!("../../../../templates/svg-rules.css");
+pub(crate) const SVG_RULES: &str = include_str!("../../../../templates/svg-rules.css");
 
 /// A rendered SVG document (well-formed XML, usable inline in HTML or as a file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +59,7 @@ fn render<T: Template>(t: &T, name: &str) -> Result<Svg> {
 
 /// The widest x axis a figure draws, in percent: a ratio beyond it (a typo in a Result, say) is
 /// drawn at the edge with a note, so no data value can size the drawing.
-pub const AXIS_MAX_PERCENT: f64 = 200.0;
+pub(crate) const AXIS_MAX_PERCENT: f64 = 200.0;
 
 /// Which drawing of a figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +153,7 @@ pub fn figures(
 
 /// The note under a figure when some values lie beyond its axis (`templates/clipped-note.svg`
 /// words it): where it goes and how many values it counts.
-pub struct ClippedNote {
+pub(crate) struct ClippedNote {
     pub y: f64,
     pub count: usize,
     pub axis_max: String,
@@ -191,7 +191,7 @@ fn tooltip(p: &Pair) -> Result<String> {
 }
 
 /// One tick of an x axis.
-pub struct Tick {
+pub(crate) struct Tick {
     pub x: f64,
     pub label: String,
 }
@@ -216,7 +216,7 @@ fn ticks(lo: f64, hi: f64, step: f64, labelled: f64, x_of: impl Fn(f64) -> f64) 
 }
 
 /// One entry of a legend: a key (line, bar or dot) at (x, y) and its text after it.
-pub struct LegendItem {
+pub(crate) struct LegendItem {
     pub kind: LegendKind,
     pub x: f64,
     pub y: f64,
@@ -278,7 +278,7 @@ pub struct Bar {
 }
 
 /// The bracket under figure 3's span group, and its words.
-pub struct SpanMark {
+pub(crate) struct SpanMark {
     pub d: String,
     pub text: String,
     pub x: f64,
@@ -288,7 +288,7 @@ pub struct SpanMark {
 /// A group heading of figure 3: the system's name (the summary's `SystemName`, the one name the
 /// article gives a system), on one line or, when narrow, on up to two, on a row of its own that
 /// no line crosses.
-pub struct GroupHeading {
+pub(crate) struct GroupHeading {
     pub y: f64,
     pub name: String,
     /// The rest of the name and its baseline, when it takes a second line.
@@ -297,7 +297,7 @@ pub struct GroupHeading {
 
 /// A vertical line of a figure drawn as pieces, one per row of marks or bars, so it never runs
 /// through a row of labels.
-pub struct Segment {
+pub(crate) struct Segment {
     pub x: f64,
     pub y1: f64,
     pub y2: f64,
@@ -395,7 +395,7 @@ fn fit_width(label: &str, width: f64, font_px: f64, bold: bool) -> String {
 /// it was drawn for, its size, where the subtitle sits, the plot's left and right edges and its
 /// axis, and the grid, the 100 % line and the ticks. Each figure holds one and derefs to it, so
 /// that its template reads these as its own (as Askama's template inheritance does).
-pub struct Frame {
+pub(crate) struct Frame {
     pub id: String,
     /// The text description's id: the wide drawing's, which the narrow one shares (one of the
     /// two is shown, and the description is the same).
@@ -541,7 +541,7 @@ fn title(text: &str, layout: Layout, max: usize) -> Title {
 }
 
 /// One bar of figure 3 before layout: a highlighted pair's model and ratio.
-pub struct BarData<'a> {
+pub(crate) struct BarData<'a> {
     pub pair: &'a Pair,
     pub model: &'a str,
     pub ratio: Ratio,
@@ -549,13 +549,13 @@ pub struct BarData<'a> {
 
 /// Figure 3's bars before layout, one group per system in the highlights' order: what the
 /// figure and the social card both draw.
-pub struct BarGroup<'a> {
+pub(crate) struct BarGroup<'a> {
     pub system: &'a str,
     pub bars: Vec<BarData<'a>>,
 }
 
 /// Groups the highlighted pairs by system (organisation and platform), in the highlights' order.
-pub fn bar_groups<'a>(
+pub(crate) fn bar_groups<'a>(
     analysis: &'a Analysis,
     highlights: &'a Highlights,
 ) -> Result<Vec<BarGroup<'a>>> {
@@ -595,7 +595,7 @@ struct HighlightsTitle {
 
 #[derive(Template)]
 #[template(path = "figure-highlights.svg")]
-pub struct HighlightsFigure {
+pub(crate) struct HighlightsFigure {
     pub frame: Frame,
     pub bar_height: f64,
     pub bars: Vec<Bar>,
@@ -780,10 +780,10 @@ pub fn circle(x: f64, y: f64, r: f64) -> String {
 }
 
 /// A mark's shape, by the benchmark's place among the others.
-pub const SHAPES: usize = 4;
+pub(crate) const SHAPES: usize = 4;
 
 /// The path of shape `k` (0 circle, 1 square, 2 triangle, 3 diamond) of radius `r` at (x, y).
-pub fn shape(k: usize, x: f64, y: f64, r: f64) -> String {
+pub(crate) fn shape(k: usize, x: f64, y: f64, r: f64) -> String {
     let (x, y) = (coord(x), coord(y));
     match k % SHAPES {
         0 => format!(
@@ -829,7 +829,7 @@ pub fn stroke(x: f64, y1: f64, y2: f64) -> String {
 }
 
 /// One benchmark band of figure 6.
-pub struct Band {
+pub(crate) struct Band {
     /// Centre of the strip of marks.
     pub y: f64,
     /// Baseline of the label (beside the strip when wide, above it when narrow).
@@ -845,7 +845,7 @@ pub struct Band {
 
 #[derive(Template)]
 #[template(path = "figure-pairs.svg")]
-pub struct PairsFigure {
+pub(crate) struct PairsFigure {
     pub frame: Frame,
     pub strip_height: f64,
     /// The width of a dot's stroke: its diameter.
@@ -863,7 +863,7 @@ pub struct PairsFigure {
 framed!(PairsFigure);
 
 /// A legend entry naming a highlighted system by the shape of its marks.
-pub struct NamedKey {
+pub(crate) struct NamedKey {
     pub d: String,
     pub x: f64,
     pub y: f64,
@@ -892,7 +892,11 @@ pub fn square(x: f64, y: f64, r: f64) -> String {
 /// Band labels sit left of the plot (wide) or on a row above each strip (narrow); the grid and
 /// the 100 % line run along the strips only, and each median tick is drawn over the marks but
 /// under the highlighted ones, which stay whole where they sit on a median.
-pub fn all_pairs(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
+pub(crate) fn all_pairs(
+    analysis: &Analysis,
+    highlights: &Highlights,
+    layout: Layout,
+) -> Result<Svg> {
     let width = layout.width();
     let narrow = layout == Layout::Narrow;
     // (left and right of the plot, top, band height, strip height, label room above the strip)

@@ -12,7 +12,7 @@ use ratios_base::number::percent;
 use ratios_model::across::AcrossRounds;
 
 /// One row of figure 4 or 5.
-pub struct RoundRow {
+pub(crate) struct RoundRow {
     pub label: String,
     pub label_x: f64,
     pub label_y: f64,
@@ -22,19 +22,17 @@ pub struct RoundRow {
     pub line_d: String,
     pub previous_d: String,
     pub current_d: String,
-    /// A row of the benchmarks' medians (the others are systems).
-    pub median: bool,
 }
 
 /// A heading over a group of rows.
-pub struct GroupHeading {
+pub(crate) struct GroupHeading {
     pub text: String,
     pub y: f64,
 }
 
 #[derive(Template)]
 #[template(path = "figure-rounds.svg")]
-pub struct RoundsFigure {
+pub(crate) struct RoundsFigure {
     pub frame: super::Frame,
     /// The legend's names of the open and the filled mark.
     pub previous: String,
@@ -156,7 +154,7 @@ pub fn rounds(a: &AcrossRounds, benchmark: &str, layout: Layout) -> Result<Optio
 
 /// A drawing of two values per row, an open and a filled mark joined by a line, in groups of
 /// rows under headings: figure 4 (two rounds) and figure 5 (two scenarios).
-pub struct Dumbbell<'a> {
+pub(crate) struct Dumbbell<'a> {
     pub number: u8,
     pub title: &'a str,
     /// The names of the open and the filled mark.
@@ -170,7 +168,7 @@ pub struct Dumbbell<'a> {
 
 impl Dumbbell<'_> {
     /// The drawing in `layout`.
-    pub fn draw(self, layout: Layout) -> Result<Svg> {
+    pub(crate) fn draw(self, layout: Layout) -> Result<Svg> {
         let (previous_name, current_name) = self.labels.clone();
         let narrow = layout == Layout::Narrow;
         let width = layout.width();
@@ -193,11 +191,10 @@ impl Dumbbell<'_> {
         let mut headings = Vec::new();
         let mut spans = Vec::new();
         let mut y = top;
-        for (k, (heading, group)) in self.groups.iter().enumerate() {
+        for (heading, group) in &self.groups {
             if group.is_empty() {
                 continue;
             }
-            let median = k == 0;
             headings.push(GroupHeading {
                 text: heading.clone(),
                 y: coord(y),
@@ -226,7 +223,6 @@ impl Dumbbell<'_> {
                     line_d: format!("M{} {}H{}", coord(px), coord(row_y), coord(cx)),
                     previous_d: circle(px, row_y, r),
                     current_d: circle(cx, row_y, r + 0.5),
-                    median,
                 });
                 y += row_height;
             }

@@ -13,14 +13,14 @@ use ratios_base::number::percent;
 use ratios_model::analysis::Analysis;
 
 /// One mark of figure 1.
-pub struct SystemMark {
+pub(crate) struct SystemMark {
     pub d: String,
     /// The benchmark's place in the analysis's order: its colour (as in figure 2).
     pub k: usize,
 }
 
 /// One row of figure 1.
-pub struct SystemRow {
+pub(crate) struct SystemRow {
     pub label: String,
     pub label_x: f64,
     pub label_y: f64,
@@ -34,7 +34,7 @@ pub struct SystemRow {
 }
 
 /// One entry of the legend: the shape and its benchmark.
-pub struct ShapeKey {
+pub(crate) struct ShapeKey {
     pub d: String,
     pub k: usize,
     pub label: String,
@@ -44,9 +44,8 @@ pub struct ShapeKey {
 
 #[derive(Template)]
 #[template(path = "figure-systems.svg")]
-pub struct SystemsFigure {
+pub(crate) struct SystemsFigure {
     pub frame: super::Frame,
-    pub benchmark: String,
     pub rows: Vec<SystemRow>,
     pub marks: Vec<SystemMark>,
     pub keys: Vec<ShapeKey>,
@@ -283,7 +282,6 @@ pub fn systems(
                 ticks,
                 &spans,
             ),
-            benchmark: lowest.to_string(),
             rows,
             marks,
             keys,

@@ -177,7 +177,7 @@ pub fn scan(html: &str) -> PageScan {
 }
 
 /// [`scan`] of the published page `file`, whose lines the structure problems name.
-pub fn scan_page(html: &str, file: OutputFile) -> PageScan {
+pub(crate) fn scan_page(html: &str, file: OutputFile) -> PageScan {
     let structure = written_structure(html, file.path());
     let dom = Dom::parse(html);
     let mut page = PageScan {

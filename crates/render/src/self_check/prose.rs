@@ -6,15 +6,15 @@ use ratios_base::readability::{measure, sentences, words, Readability};
 pub use crate::article::narrative::{units, Unit, APPENDIX};
 
 /// The longest sentence the narrative may hold, in words.
-pub const NARRATIVE_LONGEST: usize = 30;
+pub(crate) const NARRATIVE_LONGEST: usize = 30;
 /// The longest sentence anywhere on a page.
-pub const PAGE_LONGEST: usize = 45;
+pub(crate) const PAGE_LONGEST: usize = 45;
 /// The narrative's mean sentence, in words, at most.
-pub const NARRATIVE_MEAN: f64 = 18.0;
+pub(crate) const NARRATIVE_MEAN: f64 = 18.0;
 /// At most one sentence in this many may run over 30 words.
-pub const OVER_30_ONE_IN: usize = 20;
+pub(crate) const OVER_30_ONE_IN: usize = 20;
 /// The narrative's words, at most.
-pub const NARRATIVE_WORDS: usize = 1200;
+pub(crate) const NARRATIVE_WORDS: usize = 1200;
 
 /// The narrative's figures, and every way the page's prose breaks the limits above, one line
 /// each, quoting the sentence's first words.
