@@ -722,6 +722,7 @@ fn make(case: &str, s: &Sandbox) -> String {
         | "a refresh hidden in an SVG style"
         | "a javascript: link hidden in an SVG title"
         | "a javascript: link in the prose"
+        | "a block within a line of text"
         | "a heading id given twice"
         | "an id given twice"
         | "a citation of an unknown claim" => {
@@ -732,6 +733,7 @@ fn make(case: &str, s: &Sandbox) -> String {
                 "a refresh hidden in an SVG style" => "<div id=\"hidden-refresh\"><svg><style><meta http-equiv=\"refresh\" content=\"0;url=http://127.0.0.1:9/x\"></style></svg></div>",
                 "a javascript: link hidden in an SVG title" => "<p id=\"hidden-link\"><svg><title><a href=\"javascript:alert(1)\">x</a></title></svg></p>",
                 "a javascript: link in the prose" => "See [this](javascript:alert(1)).",
+                "a block within a line of text" => "Text <div>block</div> more.",
                 "a heading id given twice" => "## Files {#downloads}",
                 "an id given twice" => "## Figure {#figure-1}",
                 _ => "A sentence with {{no_such_value}}.",

@@ -124,6 +124,7 @@ impl Dom {
                 Token::Comment { .. } | Token::Declaration { .. } => {
                     dom.add(parent, Data::Other);
                 }
+                Token::Unfinished { .. } => {}
             }
         }
         dom

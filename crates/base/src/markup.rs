@@ -38,6 +38,9 @@ pub enum Token<'a> {
     Comment { at: usize },
     /// A doctype or another `<!…>` or `<?…>` declaration, at its offset.
     Declaration { at: usize },
+    /// A tag, comment or declaration that the input ends inside, at its offset: a browser drops
+    /// it (a comment, with all that follows).
+    Unfinished { at: usize },
 }
 
 /// The first way a run of tags is not nested, with the byte offsets of the tags concerned.
@@ -175,7 +178,8 @@ pub fn tags(html: &str) -> Vec<TagAt> {
 }
 
 /// Every token of `html`, in order. A `<` that begins no tag, comment or declaration is text;
-/// a `</>` is nothing; a tag the input ends inside is dropped, as a browser drops it.
+/// a `</>` is nothing; `</` and no name begins a comment; a tag, comment or declaration that
+/// the input ends inside is [`Token::Unfinished`].
 pub fn tokens<'a>(html: &'a str) -> Vec<Token<'a>> {
     let bytes = html.as_bytes();
     let mut out = Vec::new();
@@ -198,23 +202,40 @@ pub fn tokens<'a>(html: &'a str) -> Vec<Token<'a>> {
         let next = bytes.get(i + 1).copied();
         if html[i..].starts_with("<!--") {
             flush(&mut out, text_from, i);
-            out.push(Token::Comment { at: i });
-            // `<!-->` and `<!--->` end at once; otherwise at `-->`, or with the input.
+            // `<!-->` and `<!--->` end at once; otherwise at `-->` or `--!>`, or never.
             let body = i + 4;
-            i = if html[body..].starts_with('>') {
-                body + 1
+            let end = if html[body..].starts_with('>') {
+                Some(body + 1)
             } else if html[body..].starts_with("->") {
-                body + 2
+                Some(body + 2)
             } else {
-                html[body..]
-                    .find("-->")
-                    .map_or(bytes.len(), |end| body + end + 3)
+                let closes = [("-->", 3), ("--!>", 4)];
+                closes
+                    .iter()
+                    .filter_map(|(close, len)| html[body..].find(close).map(|e| body + e + len))
+                    .min()
             };
+            out.push(match end {
+                Some(_) => Token::Comment { at: i },
+                None => Token::Unfinished { at: i },
+            });
+            i = end.unwrap_or(bytes.len());
             text_from = i;
-        } else if matches!(next, Some(b'!' | b'?')) {
+        } else if matches!(next, Some(b'!' | b'?'))
+            || (next == Some(b'/')
+                && bytes
+                    .get(i + 2)
+                    .is_some_and(|b| !b.is_ascii_alphabetic() && *b != b'>'))
+        {
+            // A declaration, or `</` and no name: a bogus comment, up to the next `>`.
             flush(&mut out, text_from, i);
-            out.push(Token::Declaration { at: i });
-            i = html[i..].find('>').map_or(bytes.len(), |end| i + end + 1);
+            let end = html[i..].find('>').map(|end| i + end + 1);
+            out.push(match (end, next) {
+                (None, _) => Token::Unfinished { at: i },
+                (Some(_), Some(b'/')) => Token::Comment { at: i },
+                (Some(_), _) => Token::Declaration { at: i },
+            });
+            i = end.unwrap_or(bytes.len());
             text_from = i;
         } else if next == Some(b'/') && bytes.get(i + 2) == Some(&b'>') {
             flush(&mut out, text_from, i);
@@ -223,6 +244,7 @@ pub fn tokens<'a>(html: &'a str) -> Vec<Token<'a>> {
         } else if next == Some(b'/') && bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic) {
             let Some((tag, end)) = read_tag(html, i, true) else {
                 flush(&mut out, text_from, i);
+                out.push(Token::Unfinished { at: i });
                 return out;
             };
             flush(&mut out, text_from, i);
@@ -232,6 +254,7 @@ pub fn tokens<'a>(html: &'a str) -> Vec<Token<'a>> {
         } else if next.is_some_and(|b| b.is_ascii_alphabetic()) {
             let Some((tag, end)) = read_tag(html, i, false) else {
                 flush(&mut out, text_from, i);
+                out.push(Token::Unfinished { at: i });
                 return out;
             };
             flush(&mut out, text_from, i);
@@ -296,6 +319,7 @@ fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
     }
     let name = html[from..i].to_ascii_lowercase();
     let mut attributes: Vec<(String, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut self_closing = false;
     loop {
         while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b'/') {
@@ -339,7 +363,7 @@ fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
                 }
             }
         }
-        if !attributes.iter().any(|(k, _)| *k == key) {
+        if seen.insert(key.clone()) {
             attributes.push((key, value));
         }
     }
@@ -369,22 +393,40 @@ const NAMED: &[(&str, char)] = &[
 /// A character reference at the start of `text` (just after its `&`): the character it stands
 /// for and how many bytes it takes, its `;` included.
 pub fn reference(text: &str) -> Option<(char, usize)> {
-    let end = text.find(';')?;
+    // The longest reference read is `&#x10FFFF;`: the `;` is looked for that far, not further.
+    let end = text.bytes().take(12).position(|b| b == b';')?;
     let body = &text[..end];
     let c = if let Some(number) = body.strip_prefix('#') {
-        let code = match number.strip_prefix(['x', 'X']) {
-            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-            None => number.parse().ok()?,
+        let (digits, radix) = match number.strip_prefix(['x', 'X']) {
+            Some(hex) => (hex, 16),
+            None => (number, 10),
         };
-        // A browser reads NUL, a surrogate and a code point past Unicode as U+FFFD.
-        char::from_u32(code)
-            .filter(|&c| c != '\0')
-            .unwrap_or('\u{fffd}')
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        let code = u32::from_str_radix(digits, radix).ok()?;
+        match code {
+            // A browser reads these C1 codes as the characters Windows-1252 puts there.
+            0x80..=0x9f => WINDOWS_1252[(code - 0x80) as usize],
+            // And NUL, a surrogate and a code point past Unicode as U+FFFD.
+            _ => char::from_u32(code)
+                .filter(|&c| c != '\0')
+                .unwrap_or('\u{fffd}'),
+        }
     } else {
         NAMED.iter().find(|(n, _)| *n == body)?.1
     };
     Some((c, end + 1))
 }
+
+/// What a browser reads `&#128;` to `&#159;` as (HTML's table of Windows-1252): the code itself
+/// where Windows-1252 leaves it undefined.
+const WINDOWS_1252: [char; 32] = [
+    '\u{20ac}', '\u{81}', '\u{201a}', '\u{192}', '\u{201e}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{2c6}', '\u{2030}', '\u{160}', '\u{2039}', '\u{152}', '\u{8d}', '\u{17d}', '\u{8f}',
+    '\u{90}', '\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{2dc}', '\u{2122}', '\u{161}', '\u{203a}', '\u{153}', '\u{9d}', '\u{17e}', '\u{178}',
+];
 
 /// `text` with its character references decoded ([`reference()`]).
 pub fn decode(text: &str) -> Cow<'_, str> {
@@ -528,6 +570,47 @@ mod tests {
             expect(&[("style", 0), ("/style", 15), ("u", 35)])
         );
         assert_eq!(at("é<b\n id=\"é\"\n>"), expect(&[("b", 2)]));
+    }
+
+    /// References as a browser reads them: Windows-1252 for the C1 codes, no sign, digits only,
+    /// the `;` looked for nearby only.
+    #[test]
+    fn references_are_read_as_a_browser_reads_them() {
+        assert_eq!(
+            decode("&#150; &#146;s &#128; &#x41; &#0; &#xD800;"),
+            "\u{2013} \u{2019}s \u{20ac} A \u{fffd} \u{fffd}"
+        );
+        assert_eq!(
+            decode("&#+65; &#x+41; &#65 &amp &copy;"),
+            "&#+65; &#x+41; &#65 &amp &copy;"
+        );
+        let far = format!("&{};", "a".repeat(20));
+        assert_eq!(decode(&far), far);
+    }
+
+    /// `</` and no name is a comment to the next `>`; `--!>` ends a comment as `-->` does; a
+    /// tag or comment the input ends inside is unfinished.
+    #[test]
+    fn bogus_and_unfinished_comments_are_read_as_a_browser_reads_them() {
+        let kinds = |html: &str| -> Vec<String> {
+            tokens(html)
+                .iter()
+                .map(|t| match t {
+                    Token::Tag(t) => format!("tag {}", t.name),
+                    Token::Text { text, .. } => format!("text {text}"),
+                    Token::Comment { .. } => "comment".into(),
+                    Token::Declaration { .. } => "declaration".into(),
+                    Token::Unfinished { .. } => "unfinished".into(),
+                })
+                .collect()
+        };
+        assert_eq!(kinds("a </ b> c"), ["text a ", "comment", "text  c"]);
+        assert_eq!(
+            kinds("x <!-- a --!> seen"),
+            ["text x ", "comment", "text  seen"]
+        );
+        assert_eq!(kinds("x <!-- never"), ["text x ", "unfinished"]);
+        assert_eq!(kinds("x <div\nclass=\"a"), ["text x ", "unfinished"]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pulldown_cmark::utils::TextMergeWithOffset;
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use ratios_base::markup::Nesting;
 
 use super::catalogue::{Blocks, Values};
 use ratios_base::error::{Error, Result};
@@ -263,6 +264,14 @@ pub(crate) fn render_page_prose(
     })
 }
 
+/// Checks one run of the prose's raw HTML, which starts at byte `at` of the prose (line
+/// `line`), against the allow-list, and feeds its tags to `nesting`.
+fn raw_html(html: &str, at: usize, line: usize, nesting: &mut Nesting) -> Result<()> {
+    super::raw_html::check_raw(html).map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
+    nesting.feed(html, at);
+    Ok(())
+}
+
 fn render_any(
     markdown: &str,
     values: &Values,
@@ -291,7 +300,9 @@ fn render_any(
         parser.map(|(event, range)| (event, range.start)).unzip();
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     let mut in_code_block = false;
-    let mut nesting = ratios_base::markup::Nesting::default();
+    // The HTML block being read: its lines so far, where it starts and its first line.
+    let mut html_block: Option<(String, usize, usize)> = None;
+    let mut nesting = Nesting::default();
     let mut heading_ids: BTreeMap<String, usize> = BTreeMap::new();
     // Stands for a block until the prose is written out: a text the prose cannot hold, since it
     // ends in the SHA-256 of the prose itself.
@@ -514,10 +525,36 @@ fn render_any(
             }
             // Raw HTML passes through as written, held to the allow-list; its tags must nest,
             // across blocks too.
-            Event::Html(h) | Event::InlineHtml(h) => {
-                super::raw_html::check_raw(h)
-                    .map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
-                nesting.feed(h, starts[i]);
+            // An HTML block comes line by line: it is checked whole, at its end, so that a tag
+            // or a comment spanning lines is read as a browser reads it.
+            Event::Start(Tag::HtmlBlock) => {
+                html_block = Some((String::new(), starts[i], line));
+                out.push(events[i].clone());
+            }
+            Event::Html(h) => {
+                if let Some((block, _, _)) = html_block.as_mut() {
+                    block.push_str(h);
+                } else {
+                    raw_html(h, starts[i], line, &mut nesting)?;
+                }
+                out.push(events[i].clone());
+            }
+            Event::End(TagEnd::HtmlBlock) => {
+                if let Some((block, at, first)) = html_block.take() {
+                    raw_html(&block, at, first, &mut nesting)?;
+                }
+                out.push(events[i].clone());
+            }
+            // Raw HTML within a line of text is phrasing only: a browser ends the paragraph
+            // before a block element.
+            Event::InlineHtml(h) => {
+                raw_html(h, starts[i], line, &mut nesting)?;
+                if let Some(block) = super::raw_html::block_element(h) {
+                    return Err(err_at(
+                        line,
+                        format!("raw HTML: <{block}> within a line of text, where a browser ends the paragraph before it; write it on lines of its own, with a blank line before"),
+                    ));
+                }
                 out.push(events[i].clone());
             }
             other => out.push(other.clone()),
@@ -714,6 +751,45 @@ mod tests {
             words: vec!["w".into()],
             url: "https://example.org/".into(),
         }
+    }
+
+    /// Raw HTML is read as a browser reads it: an HTML block whole, across its lines; a block
+    /// element never inside a line of text.
+    #[test]
+    fn raw_html_is_checked_as_a_browser_reads_it() {
+        let fails = |md: &str| {
+            render_prose(md, &vals(&[]), &Blocks::new(), &[], &[])
+                .unwrap_err()
+                .to_string()
+        };
+        // A tag across two lines is read whole: this one is never closed.
+        let e = fails("Intro.\n\n<div\nclass=\"x\">\n\nNext.\n");
+        assert!(e.contains("line 3: raw HTML: <div> is never closed"), "{e}");
+        let e = fails("Intro.\n\n<div\nid=\"x\"\n\nNext.\n");
+        assert!(
+            e.contains("line 3: raw HTML: a tag or comment that does not end"),
+            "{e}"
+        );
+        let e = fails("Intro.\n\n- <!--\n\nAfter the list.\n");
+        assert!(
+            e.contains("raw HTML: a tag or comment that does not end"),
+            "{e}"
+        );
+        let e = fails("Text <div>block</div> more.\n");
+        assert!(
+            e.contains("line 1: raw HTML: <div> within a line of text"),
+            "{e}"
+        );
+        // A block spanning lines, written whole, passes.
+        let ok = render_prose(
+            "<details\nid=\"x\">\n<summary>More</summary>\n\nText.\n\n</details>\n",
+            &vals(&[]),
+            &Blocks::new(),
+            &[],
+            &[],
+        )
+        .unwrap();
+        assert!(ok.html.starts_with("<details id=\"x\">"), "{}", ok.html);
     }
 
     /// The contents are made from the headings' events: each level-2 heading with an id, named by

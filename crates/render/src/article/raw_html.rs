@@ -149,6 +149,12 @@ fn tag_problem(tag: &markup::TagAt) -> Option<String> {
             name()
         ));
     }
+    if tag.self_closing && !tag.end && !VOID_ELEMENTS.contains(&tag.name.as_str()) {
+        return Some(format!(
+            "<{}/> does not close itself in HTML (only a void element such as <br> has no end tag); write <{0}></{0}>",
+            name()
+        ));
+    }
     for (key, value) in &tag.attributes {
         let key_shown = || ratios_base::text::excerpt(&key.escape_debug().to_string(), 40);
         if !allowed_attribute(&tag.name, key) {
@@ -177,17 +183,39 @@ fn tag_problem(tag: &markup::TagAt) -> Option<String> {
     None
 }
 
-/// A character reference of `text` the build does not decode (`&mdash;`), if any: only `&amp;`,
-/// `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;` and numeric ones are read.
+/// An `&` of `text` that begins a word or a `#` but no character reference the build reads
+/// (`&mdash;`, `&copy`, `&#106avascript`), if any: only `&amp;`, `&lt;`, `&gt;`, `&quot;`,
+/// `&apos;`, `&nbsp;` and numeric ones ending in `;` are read, and a browser reads some others,
+/// without their `;` too. An `&` before a space or a sign (`Q & A`) is an ampersand.
 fn unknown_reference(text: &str) -> Option<&str> {
     text.match_indices('&').find_map(|(at, _)| {
         let rest = &text[at + 1..];
-        let name_len = rest
-            .find(|c: char| !c.is_ascii_alphanumeric() && c != '#')
-            .unwrap_or(rest.len());
-        (name_len > 0 && rest[name_len..].starts_with(';') && markup::reference(rest).is_none())
-            .then(|| &text[at..at + 2 + name_len])
+        let begins = rest
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '#');
+        (begins && markup::reference(rest).is_none()).then(|| {
+            let len = rest
+                .find(|c: char| !c.is_ascii_alphanumeric() && c != '#')
+                .map_or(rest.len(), |n| (n + 1).min(rest.len()));
+            &text[at..at + 1 + len]
+        })
     })
+}
+
+/// The elements of [`TAGS`] that a line of text may hold (phrasing content): the others are
+/// blocks, before which a browser ends a paragraph.
+const PHRASING: &[&str] = &[
+    "a", "abbr", "b", "br", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd", "mark", "q",
+    "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr",
+];
+
+/// The first start tag of `html` that is a block element, not phrasing content, if any.
+pub fn block_element(html: &str) -> Option<String> {
+    markup::tags(html)
+        .into_iter()
+        .find(|t| !t.end && !PHRASING.contains(&t.name.as_str()))
+        .map(|t| ratios_base::text::excerpt(&t.name.escape_debug().to_string(), 40))
 }
 
 /// Checks one run of the prose's raw HTML (a Markdown HTML event): every tag on the allow-list
@@ -204,6 +232,11 @@ pub fn check_raw(html: &str) -> std::result::Result<(), String> {
             Token::Declaration { .. } => {
                 return Err(
                     "a declaration (`<!…>` or `<?…>`) is not HTML the prose may write".into(),
+                )
+            }
+            Token::Unfinished { .. } => {
+                return Err(
+                    "a tag or comment that does not end where it begins; write each tag whole on one line, and close each comment (-->) in its block".into(),
                 )
             }
             Token::Text { .. } | Token::Comment { .. } => {}
@@ -269,15 +302,18 @@ pub fn normalise(html: &str, marker: &str, blocks: &[&str], file: &str) -> Resul
                 after_pre = tag.name == "pre";
             }
             Token::Text { text, .. } => {
-                let text = markup::decode(text);
+                // A browser leaves NUL out of the text.
+                let text = markup::decode(text).replace('\0', "");
+                // And drops a line break that opens a `<pre>`'s text: a second one must then be
+                // written for the one the text holds.
                 let text = match text.strip_prefix('\n') {
-                    Some(rest) if after_pre => rest,
+                    Some(rest) if after_pre && !rest.starts_with('\n') => rest,
                     _ => &text,
                 };
                 markup::escape_text(text, &mut clean);
                 after_pre = false;
             }
-            Token::Comment { .. } => {}
+            Token::Comment { .. } | Token::Unfinished { .. } => {}
             Token::Declaration { .. } => {
                 return Err(refuse(
                     "a declaration (`<!…>` or `<?…>`) is not HTML the prose may write".into(),
@@ -347,11 +383,23 @@ mod tests {
             ),
             ("<p>a &mdash; b</p>", "&mdash; is not a character reference"),
             ("<!DOCTYPE html>", "a declaration"),
+            // A browser reads these as `javascript:` even without the `;`.
+            (
+                "<a href=\"&#106avascript:alert(1)\">x</a>",
+                "&#106avascript",
+            ),
+            ("<a href=\"javascript&#58alert(1)\">x</a>", "&#58alert"),
+            ("<p>&copy 2024</p>", "&copy"),
+            ("<a href=\"#x\"/>", "<a/> does not close itself"),
+            ("<div\nclass=\"x", "does not end where it begins"),
+            ("<!-- a note", "does not end where it begins"),
         ] {
             let problem = check_raw(hostile).unwrap_err();
             assert!(problem.contains(said), "{hostile}: {problem}");
             assert!(
-                normalise(hostile, "M", &[], "prose").is_err() || said.starts_with('&'),
+                normalise(hostile, "M", &[], "prose").is_err()
+                    || said.starts_with('&')
+                    || said.contains("does not end"),
                 "{hostile}"
             );
         }
@@ -382,6 +430,15 @@ mod tests {
             clean("<span title=\"a &quot;b&quot; &lt;c&gt;\u{a0}\">x</span>"),
             "<span title=\"a &quot;b&quot; &lt;c&gt;&nbsp;\">x</span>"
         );
+    }
+
+    /// A `<pre>`'s text keeps its opening blank line, and NUL is left out, as in the tree a
+    /// browser builds.
+    #[test]
+    fn a_pre_keeps_its_blank_line_and_nul_is_left_out() {
+        assert_eq!(clean("<pre>\nx</pre>"), "<pre>x</pre>");
+        assert_eq!(clean("<pre>\n\n  x</pre>"), "<pre>\n\n  x</pre>");
+        assert_eq!(clean("<p>a\0b</p>"), "<p>ab</p>");
     }
 
     #[test]
