@@ -264,6 +264,50 @@ pub(crate) fn render_page_prose(
     })
 }
 
+/// The element a Markdown event opens (`true`) or closes, for the nesting check.
+fn markdown_element(event: &Event) -> Option<(&'static str, bool)> {
+    const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
+    let heading = |level: HeadingLevel| HEADINGS[level as usize - 1];
+    let list = |ordered: bool| if ordered { "ol" } else { "ul" };
+    match event {
+        Event::Start(tag) => Some((
+            match tag {
+                Tag::Paragraph => "p",
+                Tag::Heading { level, .. } => heading(*level),
+                Tag::BlockQuote(_) => "blockquote",
+                Tag::CodeBlock(_) => "pre",
+                Tag::List(first) => list(first.is_some()),
+                Tag::Item => "li",
+                Tag::Table(_) => "table",
+                Tag::Emphasis => "em",
+                Tag::Strong => "strong",
+                Tag::Strikethrough => "del",
+                Tag::Link { .. } => "a",
+                _ => return None,
+            },
+            true,
+        )),
+        Event::End(tag) => Some((
+            match tag {
+                TagEnd::Paragraph => "p",
+                TagEnd::Heading(level) => heading(*level),
+                TagEnd::BlockQuote(_) => "blockquote",
+                TagEnd::CodeBlock => "pre",
+                TagEnd::List(ordered) => list(*ordered),
+                TagEnd::Item => "li",
+                TagEnd::Table => "table",
+                TagEnd::Emphasis => "em",
+                TagEnd::Strong => "strong",
+                TagEnd::Strikethrough => "del",
+                TagEnd::Link => "a",
+                _ => return None,
+            },
+            false,
+        )),
+        _ => None,
+    }
+}
+
 /// Checks one run of the prose's raw HTML, which starts at byte `at` of the prose (line
 /// `line`), against the allow-list, and feeds its tags to `nesting`.
 fn raw_html(html: &str, at: usize, line: usize, nesting: &mut Nesting) -> Result<()> {
@@ -363,6 +407,13 @@ fn render_any(
             }
         }
         let line = lines.line(starts[i]);
+        // The elements Markdown writes nest with the raw HTML's: `<b>` opened in one paragraph
+        // and closed in the next is found at its line.
+        match markdown_element(&events[i]) {
+            Some((name, true)) => nesting.start(name, false, starts[i]),
+            Some((name, false)) => nesting.end(name, starts[i]),
+            None => {}
+        }
         match &events[i] {
             // An image would load something; a figure of the page is a block.
             Event::Start(Tag::Image { .. }) => {
@@ -693,7 +744,7 @@ mod tests {
             (
                 "x <b>y</b></b>\n",
                 "1",
-                "raw HTML: </b> closes no open element",
+                "raw HTML: </b> closes <p>, opened at line 1",
             ),
             (
                 "## A {#a}\n\ntext\n\n## B {#a}\n",
@@ -773,6 +824,11 @@ mod tests {
         let e = fails("Intro.\n\n- <!--\n\nAfter the list.\n");
         assert!(
             e.contains("raw HTML: a tag or comment that does not end"),
+            "{e}"
+        );
+        let e = fails("Intro <b>bold.\n\nNext</b> paragraph.\n");
+        assert!(
+            e.contains("line 1: raw HTML: </p> closes <b>, opened at line 1"),
             "{e}"
         );
         let e = fails("Text <div>block</div> more.\n");

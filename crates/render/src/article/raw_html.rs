@@ -195,9 +195,11 @@ fn unknown_reference(text: &str) -> Option<&str> {
             .next()
             .is_some_and(|c| c.is_ascii_alphanumeric() || c == '#');
         (begins && markup::reference(rest).is_none()).then(|| {
-            let len = rest
+            // The word the `&` begins, with its `;` when it has one.
+            let word = rest
                 .find(|c: char| !c.is_ascii_alphanumeric() && c != '#')
-                .map_or(rest.len(), |n| (n + 1).min(rest.len()));
+                .unwrap_or(rest.len());
+            let len = word + usize::from(rest[word..].starts_with(';'));
             &text[at..at + 1 + len]
         })
     })
@@ -390,6 +392,9 @@ mod tests {
             ),
             ("<a href=\"javascript&#58alert(1)\">x</a>", "&#58alert"),
             ("<p>&copy 2024</p>", "&copy"),
+            ("&#65\u{a0}", "&#65 is not"),
+            ("&#65\u{2060}x", "&#65 is not"),
+            ("&mdash;", "&mdash; is not"),
             ("<a href=\"#x\"/>", "<a/> does not close itself"),
             ("<div\nclass=\"x", "does not end where it begins"),
             ("<!-- a note", "does not end where it begins"),
