@@ -137,6 +137,16 @@ impl Nesting {
         }
     }
 
+    /// Whether a tag has already closed another, or nothing (the first problem is kept).
+    pub fn failed(&self) -> bool {
+        self.first_problem.is_some()
+    }
+
+    /// The elements open now, the innermost last.
+    pub fn open(&self) -> impl DoubleEndedIterator<Item = &str> {
+        self.open.iter().map(|(name, _)| name.as_str())
+    }
+
     /// The first problem, or else the innermost element left open.
     pub fn finish(self) -> Option<Misnesting> {
         self.first_problem.or_else(|| {

@@ -312,7 +312,18 @@ fn markdown_element(event: &Event) -> Option<(&'static str, bool)> {
 /// `line`), against the allow-list, and feeds its tags to `nesting`.
 fn raw_html(html: &str, at: usize, line: usize, nesting: &mut Nesting) -> Result<()> {
     super::raw_html::check_raw(html).map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
-    nesting.feed(html, at);
+    for tag in ratios_base::markup::tags(html) {
+        if tag.end {
+            nesting.end(&tag.name, at + tag.at);
+            continue;
+        }
+        if !nesting.failed() {
+            if let Some(what) = super::raw_html::out_of_place(&tag.name, nesting.open()) {
+                return Err(err_at(line, format!("raw HTML: {what}")));
+            }
+        }
+        nesting.start(&tag.name, tag.self_closing, at + tag.at);
+    }
     Ok(())
 }
 
@@ -410,7 +421,15 @@ fn render_any(
         // The elements Markdown writes nest with the raw HTML's: `<b>` opened in one paragraph
         // and closed in the next is found at its line.
         match markdown_element(&events[i]) {
-            Some((name, true)) => nesting.start(name, false, starts[i]),
+            Some((name, true)) => {
+                // After a tag out of order, the first problem is the one to name (at the end).
+                if !nesting.failed() {
+                    if let Some(what) = super::raw_html::out_of_place(name, nesting.open()) {
+                        return Err(err_at(line, format!("raw HTML: {what}")));
+                    }
+                }
+                nesting.start(name, false, starts[i])
+            }
             Some((name, false)) => nesting.end(name, starts[i]),
             None => {}
         }
@@ -599,13 +618,15 @@ fn render_any(
             // Raw HTML within a line of text is phrasing only: a browser ends the paragraph
             // before a block element.
             Event::InlineHtml(h) => {
-                raw_html(h, starts[i], line, &mut nesting)?;
+                super::raw_html::check_raw(h)
+                    .map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
                 if let Some(block) = super::raw_html::block_element(h) {
                     return Err(err_at(
                         line,
                         format!("raw HTML: <{block}> within a line of text, where a browser ends the paragraph before it; write it on lines of its own, with a blank line before"),
                     ));
                 }
+                raw_html(h, starts[i], line, &mut nesting)?;
                 out.push(events[i].clone());
             }
             other => out.push(other.clone()),
@@ -831,6 +852,15 @@ mod tests {
             e.contains("line 1: raw HTML: </p> closes <b>, opened at line 1"),
             "{e}"
         );
+        let e = fails("Intro.\n\n<td>cell</td>\n");
+        assert!(
+            e.contains("line 3: raw HTML: <td> outside a <table>"),
+            "{e}"
+        );
+        let e = fails("Intro.\n\n<p><h6>x</h6></p>\n");
+        assert!(e.contains("line 3: raw HTML: <h6> inside <p>"), "{e}");
+        let e = fails("Intro.\n\n<a>\n\n## Head\n\n</a>\n");
+        assert!(e.contains("line 5: raw HTML: <h2> inside <a>"), "{e}");
         let e = fails("Text <div>block</div> more.\n");
         assert!(
             e.contains("line 1: raw HTML: <div> within a line of text"),

@@ -220,6 +220,43 @@ pub fn block_element(html: &str) -> Option<String> {
         .map(|t| ratios_base::text::excerpt(&t.name.escape_debug().to_string(), 40))
 }
 
+/// The parts of a table, which a browser drops outside one.
+const TABLE_PARTS: &[&str] = &[
+    "caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr",
+];
+
+/// Why the start tag of `name` stands where a browser would not build it as written, given the
+/// elements `open` around it (the innermost last), if it does: a table's part outside a table,
+/// a link directly inside a link, or a block element inside a paragraph or an inline element,
+/// which a browser ends before it.
+pub fn out_of_place<'a>(
+    name: &str,
+    mut open: impl DoubleEndedIterator<Item = &'a str>,
+) -> Option<String> {
+    let shown = || ratios_base::text::excerpt(&name.escape_debug().to_string(), 40);
+    let innermost = open.next_back();
+    if TABLE_PARTS.contains(&name)
+        && innermost != Some("table")
+        && !open.chain(innermost).any(|e| e == "table")
+    {
+        return Some(format!(
+            "<{}> outside a <table>, where a browser leaves it out",
+            shown()
+        ));
+    }
+    if name == "a" && innermost == Some("a") {
+        return Some("a link inside a link, which a browser splits".into());
+    }
+    let inline = innermost.is_some_and(|e| e == "p" || PHRASING.contains(&e));
+    (inline && !PHRASING.contains(&name)).then(|| {
+        format!(
+            "<{}> inside <{}>, which a browser ends before it; write it on lines of its own",
+            shown(),
+            innermost.unwrap_or_default()
+        )
+    })
+}
+
 /// Checks one run of the prose's raw HTML (a Markdown HTML event): every tag on the allow-list
 /// with its attributes and links, no declaration, every character reference one the build
 /// reads. The first problem, as a message for the line it is on.
