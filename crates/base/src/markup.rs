@@ -462,6 +462,16 @@ pub fn decode(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A URL as a browser reads it from an attribute: without leading and trailing spaces and
+/// controls, and without the tabs and line breaks a browser strips anywhere inside.
+pub fn url_as_read(value: &str) -> String {
+    value
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect()
+}
+
 /// Text escaped as html5ever's serializer escapes an element's text: `&`, `<`, `>` and the
 /// no-break space.
 pub fn escape_text(text: &str, out: &mut String) {

@@ -308,23 +308,42 @@ fn markdown_element(event: &Event) -> Option<(&'static str, bool)> {
     }
 }
 
-/// Checks one run of the prose's raw HTML, which starts at byte `at` of the prose (line
-/// `line`), against the allow-list, and feeds its tags to `nesting`.
-fn raw_html(html: &str, at: usize, line: usize, nesting: &mut Nesting) -> Result<()> {
-    super::raw_html::check_raw(html).map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
+/// Opens the element `name` (its tag at byte `at`, line `line`) on `nesting`, unless a browser
+/// would not build it where it stands ([`super::raw_html::out_of_place`]); after a tag out of
+/// order, the first problem is the one to name, at the end.
+fn open_element(
+    name: &str,
+    self_closing: bool,
+    at: usize,
+    line: usize,
+    nesting: &mut Nesting,
+) -> Result<()> {
+    if !nesting.failed() {
+        if let Some(what) = super::raw_html::out_of_place(name, nesting.open()) {
+            return Err(err_at(line, format!("raw HTML: {what}")));
+        }
+    }
+    nesting.start(name, self_closing, at);
+    Ok(())
+}
+
+/// Feeds the tags of one run of the prose's raw HTML, which starts at byte `at` of the prose
+/// (line `line`), to `nesting`.
+fn nest_raw(html: &str, at: usize, line: usize, nesting: &mut Nesting) -> Result<()> {
     for tag in ratios_base::markup::tags(html) {
         if tag.end {
             nesting.end(&tag.name, at + tag.at);
-            continue;
+        } else {
+            open_element(&tag.name, tag.self_closing, at + tag.at, line, nesting)?;
         }
-        if !nesting.failed() {
-            if let Some(what) = super::raw_html::out_of_place(&tag.name, nesting.open()) {
-                return Err(err_at(line, format!("raw HTML: {what}")));
-            }
-        }
-        nesting.start(&tag.name, tag.self_closing, at + tag.at);
     }
     Ok(())
+}
+
+/// Checks one run of the prose's raw HTML against the allow-list, then nests its tags.
+fn raw_html(html: &str, at: usize, line: usize, nesting: &mut Nesting) -> Result<()> {
+    super::raw_html::check_raw(html).map_err(|what| err_at(line, format!("raw HTML: {what}")))?;
+    nest_raw(html, at, line, nesting)
 }
 
 fn render_any(
@@ -421,15 +440,7 @@ fn render_any(
         // The elements Markdown writes nest with the raw HTML's: `<b>` opened in one paragraph
         // and closed in the next is found at its line.
         match markdown_element(&events[i]) {
-            Some((name, true)) => {
-                // After a tag out of order, the first problem is the one to name (at the end).
-                if !nesting.failed() {
-                    if let Some(what) = super::raw_html::out_of_place(name, nesting.open()) {
-                        return Err(err_at(line, format!("raw HTML: {what}")));
-                    }
-                }
-                nesting.start(name, false, starts[i])
-            }
+            Some((name, true)) => open_element(name, false, starts[i], line, &mut nesting)?,
             Some((name, false)) => nesting.end(name, starts[i]),
             None => {}
         }
@@ -626,7 +637,7 @@ fn render_any(
                         format!("raw HTML: <{block}> within a line of text, where a browser ends the paragraph before it; write it on lines of its own, with a blank line before"),
                     ));
                 }
-                raw_html(h, starts[i], line, &mut nesting)?;
+                nest_raw(h, starts[i], line, &mut nesting)?;
                 out.push(events[i].clone());
             }
             other => out.push(other.clone()),

@@ -98,11 +98,7 @@ const URL_SCHEMES: &[&str] = &["https", "http", "mailto"];
 /// `/about/`) or with the scheme `https`, `http` or `mailto`. A browser strips tabs and line breaks
 /// anywhere in an address, and spaces and controls around it, before it reads the scheme.
 pub(crate) fn allowed_url(url: &str) -> bool {
-    let url: String = url
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
+    let url = markup::url_as_read(url);
     if url.starts_with("//") || url.contains('\\') {
         return false;
     }

@@ -59,19 +59,9 @@ fn shown(name: &str) -> String {
     ratios_base::text::excerpt(&name.escape_debug().to_string(), 40)
 }
 
-/// A URL as a browser sees it: without leading and trailing spaces and controls, and without
-/// the tabs and newlines a browser strips anywhere inside.
-fn normalised_url(value: &str) -> String {
-    value
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect()
-}
-
 /// Why a URL in an attribute is not allowed, if it is not.
 fn url_problem(attribute: &str, value: &str) -> Option<String> {
-    let url = normalised_url(value);
+    let url = markup::url_as_read(value);
     let lower = url.to_ascii_lowercase();
     if url.contains('\\') {
         return Some("contains a backslash (browsers read it as `/`)".into());
