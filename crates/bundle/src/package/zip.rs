@@ -4,15 +4,13 @@
 //! paths only.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Cursor, Write};
 
 use sha2::{Digest, Sha256};
-use zip::write::SimpleFileOptions;
-use zip::{CompressionMethod, ZipWriter};
 
 use crate::package::ro_crate::{Describer, FileFacts, RO_CRATE};
 use crate::vendoring::{Fragment, VENDOR_DIR};
-use ratios_base::archive::zip_time;
+use ratios_base::archive::write::{Record, Writer};
+use ratios_base::archive::{zip_time, DosTime};
 use ratios_base::digest::HexDigest;
 use ratios_base::error::{Error, Result};
 use ratios_base::layout::{bundle_root, check_entry_path, OutputFile, INVENTORY};
@@ -37,26 +35,29 @@ pub struct Bundle {
 }
 
 /// Our own entries of a bundle, compressed ahead, while the vendored crates are still being read
-/// on the second core: three small zips whose entries [`finish`] copies raw (those that sort
-/// before the inventory, those between it and the RO-Crate description, and those after it),
-/// and each entry's size and SHA-256 for the inventory and the description.
+/// on the second core: their records in three runs that [`finish`] writes as they are (those
+/// that sort before the inventory, those between it and the RO-Crate description, and those
+/// after it), and each entry's size and SHA-256 for the inventory and the description.
 #[derive(Debug)]
 pub struct Staged {
-    parts: [Vec<u8>; 3],
+    parts: [Vec<Record>; 3],
     files: Vec<FileFacts>,
-    options: SimpleFileOptions,
+    /// The time every entry is stamped with.
+    time: DosTime,
     /// The first of our entries that lies under `vendor/`, if any (refused beside a fragment).
     under_vendor: Option<String>,
     /// Makes `ro-crate-metadata.json` once every entry is known (none: no description).
     describer: Option<Describer>,
 }
 
-/// Our entries compressed by earlier builds of one process (the preview), each as a one-entry
-/// zip by its name, SHA-256 and timestamp: a prose edit recompresses only the prose. Every entry
-/// is compressed this way, kept or not, and its record copied raw into the bundle, so a kept
-/// entry's bytes are those a fresh one would have. A one-shot build starts empty.
+/// Our entries compressed by earlier builds of one process (the preview), each record by its
+/// name, SHA-256 and timestamp: a prose edit recompresses only the prose. A kept entry's record
+/// is the one a fresh compression would make. A one-shot build starts empty.
 #[derive(Debug, Default)]
-pub struct Compressed(HashMap<(String, HexDigest, i64), Vec<u8>>);
+pub struct Compressed(HashMap<(String, HexDigest, i64), Record>);
+
+/// The deflate level of our entries: the fastest, for the build that runs on every save.
+const LEVEL: u32 = 1;
 
 /// Compresses every entry of `entries` (paths relative to the bundle's folder), sorted, stamped
 /// with one time and mode 0644, reusing the entries `kept` holds and keeping only this build's.
@@ -67,25 +68,16 @@ pub fn stage(
     describer: Option<Describer>,
     kept: &mut Compressed,
 ) -> Result<Staged> {
-    let fail = |e: zip::result::ZipError| bundle_error(e);
-    let options = SimpleFileOptions::default()
-        .compression_method(CompressionMethod::Deflated)
-        .compression_level(Some(1))
-        .last_modified_time(zip_time(source_date_epoch)?)
-        .unix_permissions(0o644);
+    let time = zip_time(source_date_epoch)?;
     let root = bundle_root();
     let inventory_name = format!("{root}{INVENTORY}");
     let ro_crate_name = format!("{root}{RO_CRATE}");
     let vendored = format!("{root}{VENDOR_DIR}/");
-    let mut parts = [
-        ZipWriter::new(Cursor::new(Vec::new())),
-        ZipWriter::new(Cursor::new(Vec::new())),
-        ZipWriter::new(Cursor::new(Vec::new())),
-    ];
+    let mut parts: [Vec<Record>; 3] = Default::default();
     let mut under_vendor = None;
     // First the names, in order, each checked; then each entry's digest and compressed record,
-    // on two cores (each entry is a zip of its own, so the split changes no byte); then the
-    // records copied raw, in order.
+    // on two cores (each record stands alone, so the split changes no byte); then the records
+    // in order.
     for rel in entries.keys() {
         let name = format!("{root}{rel}");
         check_entry_path(&name)?;
@@ -109,10 +101,8 @@ pub fn stage(
         if kept.0.contains_key(&key) {
             return Ok((key, None));
         }
-        let mut one = ZipWriter::new(Cursor::new(Vec::new()));
-        one.start_file(key.0.as_str(), options).map_err(fail)?;
-        one.write_all(bytes).map_err(bundle_error)?;
-        Ok((key, Some(one.finish().map_err(fail)?.into_inner())))
+        let record = Record::deflate(&key.0, bytes, LEVEL, time).map_err(bundle_error)?;
+        Ok((key, Some(record)))
     })?;
     let mut files = Vec::with_capacity(entries.len());
     let mut now = Compressed::default();
@@ -124,10 +114,7 @@ pub fn stage(
             )));
         };
         let part = usize::from(key.0 > inventory_name) + usize::from(key.0 > ro_crate_name);
-        let mut archive = zip::ZipArchive::new(Cursor::new(one.as_slice())).map_err(fail)?;
-        parts[part]
-            .raw_copy_file(archive.by_index_raw(0).map_err(fail)?)
-            .map_err(fail)?;
+        parts[part].push(one.clone());
         files.push(FileFacts {
             path: rel.clone(),
             size: bytes.len() as u64,
@@ -136,15 +123,10 @@ pub fn stage(
         now.0.insert(key, one);
     }
     *kept = now;
-    let [a, b, c] = parts;
     Ok(Staged {
-        parts: [
-            a.finish().map_err(fail)?.into_inner(),
-            b.finish().map_err(fail)?.into_inner(),
-            c.finish().map_err(fail)?.into_inner(),
-        ],
+        parts,
         files,
-        options,
+        time,
         under_vendor,
         describer,
     })
@@ -182,22 +164,23 @@ impl Vendored {
 /// The vendored files of a fragment, with their sizes (from its central directory) and
 /// SHA-256 (from its listing), by path inside the bundle's folder.
 fn vendored_files(v: &Fragment) -> Result<Vec<FileFacts>> {
-    let fail = |e: zip::result::ZipError| Error::Bundle {
+    let fail = |problems: Vec<String>| Error::Bundle {
         file: v.path.display().to_string(),
-        message: e.to_string(),
+        message: problems.join("; "),
     };
     let root = bundle_root();
-    let mut sizes = BTreeMap::new();
-    let mut zip = zip::ZipArchive::new(Cursor::new(v.bytes.as_slice())).map_err(fail)?;
-    for i in 0..zip.len() {
-        let entry = zip.by_index_raw(i).map_err(fail)?;
-        let full = entry.name().map_err(fail)?.to_string();
-        let name = full
-            .strip_prefix(root.as_str())
-            .unwrap_or(&full)
-            .to_string();
-        sizes.insert(name, entry.size());
-    }
+    let sizes: BTreeMap<String, u64> =
+        ratios_base::archive::central_directory(&v.bytes, &ratios_base::archive::BUNDLE_LIMITS)
+            .map_err(fail)?
+            .into_iter()
+            .map(|entry| {
+                let name = entry
+                    .name
+                    .strip_prefix(root.as_str())
+                    .unwrap_or(&entry.name);
+                (name.to_string(), entry.size)
+            })
+            .collect();
     let listed = ratios_base::sums::parse_sums(&v.path.display().to_string(), &v.listing).map_err(
         |problems| Error::Bundle {
             file: v.path.display().to_string(),
@@ -225,7 +208,6 @@ fn vendored_files(v: &Fragment) -> Result<Vec<FileFacts>> {
 /// inventory listing every entry in its sorted place. The digest continues from the vendored
 /// block's, so only what follows it is hashed here.
 pub fn finish(staged: Staged, vendor: Option<Vendored>) -> Result<Bundle> {
-    let fail = |e: zip::result::ZipError| bundle_error(e);
     if let (Some(_), Some(name)) = (&vendor, &staged.under_vendor) {
         return Err(bundle_error(format!(
             "entry {name:?} lies among the vendored crates"
@@ -267,7 +249,12 @@ pub fn finish(staged: Staged, vendor: Option<Vendored>) -> Result<Bundle> {
     );
     inventory.push_str(vendor_listing);
     // Room for our entries and the directory.
-    let room = staged.parts.iter().map(Vec::len).sum::<usize>()
+    let room = staged
+        .parts
+        .iter()
+        .flatten()
+        .map(|r| r.bytes().len())
+        .sum::<usize>()
         + inventory.len()
         + described.as_ref().map_or(0, Vec::len)
         + (1 << 20);
@@ -275,64 +262,57 @@ pub fn finish(staged: Staged, vendor: Option<Vendored>) -> Result<Bundle> {
         Some(v) => {
             let mut bytes = v.bytes;
             bytes.reserve(room);
-            let zip = ZipWriter::new_append(Cursor::new(bytes)).map_err(|e| Error::Bundle {
+            let fail = |message| Error::Bundle {
                 file: v.path.display().to_string(),
-                message: e.to_string(),
-            })?;
+                message,
+            };
+            let zip = Writer::append_to(bytes).map_err(fail)?;
             // Our entries start where the vendored block ends: that block is what was hashed.
-            if zip.get_ref().map(|c| c.position()) != Some(v.block.len as u64) {
-                return Err(Error::Bundle {
-                    file: v.path.display().to_string(),
-                    message: "its entries do not end where its central directory starts".into(),
-                });
+            if zip.position() != v.block.len {
+                return Err(fail(
+                    "its entries do not end where its central directory starts".into(),
+                ));
             }
             (zip, (v.block.len, v.block.sha256))
         }
-        None => (
-            ZipWriter::new(Cursor::new(Vec::with_capacity(room))),
-            (0, Sha256::new()),
-        ),
+        None => (Writer::new(Vec::with_capacity(room)), (0, Sha256::new())),
     };
-    let half = |bytes| zip::ZipArchive::new(Cursor::new(bytes)).map_err(fail);
     let [first, middle, last] = &staged.parts;
-    // The description (the largest entry we make) is compressed on a second core, as a zip of
-    // its own whose record is copied raw, while the entries before it are written.
-    let options = staged.options;
+    let add_all = |zip: &mut Writer, records: &[Record]| {
+        records
+            .iter()
+            .try_for_each(|r| zip.add(r))
+            .map_err(bundle_error)
+    };
+    // The description (the largest entry we make) is compressed on a second core while the
+    // entries before it are written.
+    let time = staged.time;
     let (described, written) = workers::beside(
         "the RO-Crate description",
         || {
             described
                 .as_ref()
                 .map(|d| {
-                    let mut one = ZipWriter::new(Cursor::new(Vec::new()));
-                    one.start_file(format!("{}{RO_CRATE}", bundle_root()), options)
-                        .map_err(fail)?;
-                    one.write_all(d).map_err(bundle_error)?;
-                    Ok(one.finish().map_err(fail)?.into_inner())
+                    let name = format!("{}{RO_CRATE}", bundle_root());
+                    Record::deflate(&name, d, LEVEL, time).map_err(bundle_error)
                 })
                 .transpose()
         },
         || {
-            zip.merge_archive(half(first.as_slice())?).map_err(fail)?;
+            add_all(&mut zip, first)?;
             let name = format!("{}{INVENTORY}", bundle_root());
-            zip.start_file(name.as_str(), options).map_err(fail)?;
-            zip.write_all(inventory.as_bytes()).map_err(bundle_error)?;
-            zip.merge_archive(half(middle.as_slice())?).map_err(fail)
+            let inventory =
+                Record::deflate(&name, inventory.as_bytes(), LEVEL, time).map_err(bundle_error)?;
+            zip.add(&inventory).map_err(bundle_error)?;
+            add_all(&mut zip, middle)
         },
     );
     written?;
-    let described = described?;
-    if let Some(one) = &described {
-        let mut archive = half(one.as_slice())?;
-        zip.raw_copy_file(archive.by_index_raw(0).map_err(fail)?)
-            .map_err(fail)?;
+    if let Some(record) = described? {
+        zip.add(&record).map_err(bundle_error)?;
     }
-    zip.merge_archive(half(last.as_slice())?).map_err(fail)?;
-    let written = zip.finish().map_err(fail)?;
-    // Written over the fragment's own directory: the bundle ends where the writing stopped.
-    let end = usize::try_from(written.position()).unwrap_or(usize::MAX);
-    let mut bytes = written.into_inner();
-    bytes.truncate(end);
+    add_all(&mut zip, last)?;
+    let bytes = zip.finish().map_err(bundle_error)?;
     sha256.update(
         bytes
             .get(from..)
@@ -410,23 +390,22 @@ mod tests {
     /// A fragment of two vendored files, as `vendoring::fragment` lays one out.
     fn fragment(room: usize) -> Fragment {
         let top = bundle_root();
-        let options = SimpleFileOptions::default()
-            .last_modified_time(zip_time(1_795_996_800).unwrap())
-            .unix_permissions(0o644);
-        let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+        let time = zip_time(1_795_996_800).unwrap();
+        let mut w = Writer::new(Vec::new());
         let mut listing = String::new();
         for (rel, body) in [
             ("demo-0.1.0/Cargo.toml", "[package]\n"),
             ("demo-0.1.0/src/lib.rs", ""),
         ] {
-            w.start_file(format!("{top}vendor/{rel}"), options).unwrap();
-            w.write_all(body.as_bytes()).unwrap();
+            let name = format!("{top}vendor/{rel}");
+            w.add(&Record::deflate(&name, body.as_bytes(), 6, time).unwrap())
+                .unwrap();
             listing.push_str(&format!(
                 "{}  vendor/{rel}\n",
                 HexDigest::sha256(body.as_bytes())
             ));
         }
-        let mut bytes = w.finish().unwrap().into_inner();
+        let mut bytes = w.finish().unwrap();
         bytes.reserve_exact(room);
         Fragment::from_zip(bytes, listing, "fragment.zip".into()).unwrap()
     }

@@ -2,7 +2,6 @@
 //! a zip fragment kept in the crate cache (with its inventory lines and its SHA-256 beside it),
 //! which each bundle copies raw, in one block, as its first entries.
 
-use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -10,6 +9,7 @@ use sha2::{Digest, Sha256};
 use super::crates::{vendored, CrateSources, MAX_CRATE_BYTES};
 use super::lock::locked_crates;
 use super::{Plan, PLAN_PATH, VENDOR_DIR};
+use ratios_base::archive::write::{Record, Writer};
 use ratios_base::archive::{tail, zip_time};
 use ratios_base::digest::HexDigest;
 use ratios_base::error::{Error, Result};
@@ -95,11 +95,7 @@ pub fn fragment(
     crates.sort_by_key(|c| c.dir());
     // Level 6: miniz_oxide's level 9 takes about 1.5 s more of a core on the first build for
     // 41 kB less, and its level 6 already packs tighter than zlib-rs's level 9 did.
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(6))
-        .last_modified_time(time)
-        .unix_permissions(0o644);
+    const LEVEL: u32 = 6;
     let fail = |e: String| Error::Bundle {
         file: "vendor fragment".into(),
         message: e,
@@ -112,16 +108,15 @@ pub fn fragment(
             ratios_base::text::path(&sources.cache_dir)
         );
     }
-    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let mut w = Writer::new(Vec::new());
     let mut listing = String::new();
     for krate in &crates {
         let stub = plan.stubs.contains(&krate.id());
         for (rel, bytes) in vendored(krate, stub, sources)? {
             let name = format!("{prefix}{VENDOR_DIR}/{}/{rel}", krate.dir());
             check_entry_path(&name)?;
-            w.start_file(name.as_str(), options)
-                .map_err(|e| fail(e.to_string()))?;
-            w.write_all(&bytes).map_err(|e| fail(e.to_string()))?;
+            w.add(&Record::deflate(&name, &bytes, LEVEL, time).map_err(fail)?)
+                .map_err(fail)?;
             listing.push_str(&format!(
                 "{}  {VENDOR_DIR}/{}/{rel}\n",
                 HexDigest::sha256(&bytes),
@@ -129,7 +124,7 @@ pub fn fragment(
             ));
         }
     }
-    let zip = w.finish().map_err(|e| fail(e.to_string()))?.into_inner();
+    let zip = w.finish().map_err(fail)?;
     files.write(&zip, &listing)?;
     drop(zip);
     // Read back as every later build reads it, so that the block is hashed from the bytes merged.
@@ -260,6 +255,7 @@ mod tests {
 
     #[test]
     fn a_cached_fragment_is_checked_against_its_recorded_digest() {
+        use std::io::{Cursor, Write};
         let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
         w.start_file(
             "p/vendor/demo-0.1.0/Cargo.toml",

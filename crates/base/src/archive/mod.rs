@@ -8,18 +8,18 @@
 //! the build never writes (encryption, data descriptors, extra fields, versions past deflate's 2.0,
 //! methods other than stored and deflate) is refused, as are names that one platform would
 //! unpack onto one another. Each entry is inflated through a cap that stops at its declared size.
-//! Writing one: the timestamp every entry is stamped with, refused rather than changed when a zip
-//! cannot store it.
+//! Writing one ([`write`]): the timestamp every entry is stamped with, refused rather than changed
+//! when a zip cannot store it.
 
 use std::io::Read;
-
-use zip::DateTime;
 
 use crate::calendar::civil_from_epoch;
 use crate::digest::HexDigest;
 use crate::error::{Error, Result};
 use crate::layout;
 use crate::text::{excerpt, quoted};
+
+pub mod write;
 
 /// Limits on what an archive may hold.
 #[derive(Debug, Clone, Copy)]
@@ -554,19 +554,10 @@ pub fn for_each_entry(
 ) -> Result<usize, Vec<String>> {
     use sha2::Digest;
     let entries = central_directory(bytes, limits)?;
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-        .map_err(|e| vec![format!("not a readable zip: {e}")])?;
-    if archive.len() != entries.len() {
-        return Err(vec![format!(
-            "the zip reader sees {} entries, the central directory {}",
-            archive.len(),
-            entries.len()
-        )]);
-    }
     let mut inflated: u64 = 0;
     let mut held: u64 = 0;
     let mut buf = vec![0u8; 1 << 16];
-    for (i, raw) in entries.iter().enumerate() {
+    for raw in &entries {
         let shown = excerpt(&raw.name, 200);
         let kept = keep(raw);
         if kept {
@@ -578,20 +569,20 @@ pub fn for_each_entry(
                 )]);
             }
         }
-        let mut file = archive
-            .by_index(i)
-            .map_err(|e| vec![format!("entry {shown:?}: {e}")])?;
-        if file.name().ok().as_deref() != Some(raw.name.as_str()) || file.size() != raw.size {
-            return Err(vec![format!(
-                "entry {shown:?}: the local header disagrees with the central directory"
-            )]);
-        }
+        // The central directory passed: each local header repeats its record and the entries
+        // tile the file, so the data lie right after the header, inside the archive.
+        let data = entry_data(bytes, raw).map_err(|m| vec![format!("entry {shown:?}: {m}")])?;
+        let mut file: Box<dyn Read> = match raw.method {
+            0 => Box::new(data),
+            _ => Box::new(flate2::read::DeflateDecoder::new(data)),
+        };
         // What this entry may still inflate to: its declared size, and what the total leaves.
         let room = raw
             .size
             .min(limits.max_total_bytes.saturating_sub(inflated));
         let mut reader = (&mut file).take(room + 1);
         let mut hasher = sha2::Sha256::new();
+        let mut crc = flate2::Crc::new();
         // Grows as the data arrives; never sized by a declared number beyond a small start.
         let mut data = kept.then(|| Vec::with_capacity(raw.size.min(1 << 20) as usize));
         let mut n_read: u64 = 0;
@@ -604,6 +595,7 @@ pub fn for_each_entry(
             }
             n_read += n as u64;
             hasher.update(&buf[..n]);
+            crc.update(&buf[..n]);
             if let Some(d) = data.as_mut() {
                 d.extend_from_slice(&buf[..n]);
             }
@@ -621,6 +613,11 @@ pub fn for_each_entry(
                 if n_read > raw.size { "more than " } else { "" },
                 n_read.min(raw.size),
                 raw.size
+            )]);
+        }
+        if crc.sum() != raw.crc32 {
+            return Err(vec![format!(
+                "entry {shown:?}: its data do not match its CRC-32"
             )]);
         }
         drop(file);
@@ -665,16 +662,7 @@ pub fn read_entry(
         return Ok(None);
     };
     let fail = |m: &str| vec![format!("entry {name:?}: {m}")];
-    let at = usize::try_from(raw.local_offset).map_err(|_| fail("bad offset"))?;
-    let header = bytes
-        .get(at..at.saturating_add(30))
-        .filter(|h| le32(h, 0) == 0x0403_4b50)
-        .ok_or_else(|| fail("no local header at its offset"))?;
-    let start = at + 30 + le16(header, 26) as usize + le16(header, 28) as usize;
-    let data = usize::try_from(raw.compressed_size)
-        .ok()
-        .and_then(|n| bytes.get(start..start.checked_add(n)?))
-        .ok_or_else(|| fail("its data runs past the archive"))?;
+    let data = entry_data(bytes, raw).map_err(fail)?;
     let mut out = Vec::with_capacity(raw.size.min(1 << 20) as usize);
     match raw.method {
         0 => out.extend_from_slice(&data[..data.len().min(raw.size as usize + 1)]),
@@ -695,6 +683,20 @@ pub fn read_entry(
         return Err(fail("CRC mismatch"));
     }
     Ok(Some(out))
+}
+
+/// The stored or deflated data of `raw`, right after its local header.
+fn entry_data<'a>(bytes: &'a [u8], raw: &RawEntry) -> Result<&'a [u8], &'static str> {
+    let at = usize::try_from(raw.local_offset).map_err(|_| "bad offset")?;
+    let header = bytes
+        .get(at..at.saturating_add(30))
+        .filter(|h| le32(h, 0) == 0x0403_4b50)
+        .ok_or("no local header at its offset")?;
+    let start = at + 30 + le16(header, 26) as usize + le16(header, 28) as usize;
+    usize::try_from(raw.compressed_size)
+        .ok()
+        .and_then(|n| bytes.get(start..start.checked_add(n)?))
+        .ok_or("its data runs past the archive")
 }
 
 /// Every entry of a bundle with its bytes, read as [`for_each_entry`] reads them.
@@ -718,25 +720,29 @@ pub fn read_all(bytes: &[u8]) -> Result<std::collections::BTreeMap<String, Vec<u
 /// A zip timestamp from Unix seconds (UTC). A zip entry stores a local date from 1980-01-01 to
 /// 2107-12-31 in steps of two seconds; any other value is refused rather than silently changed,
 /// so the bundle and provenance.json always state the same time.
-pub fn zip_time(epoch: i64) -> Result<DateTime> {
-    let refuse = |why: &'static str| Error::ZipTime {
-        epoch,
-        why,
-        range: ZIP_RANGE,
-    };
+pub fn zip_time(epoch: i64) -> Result<DosTime> {
     if let Some(why) = zip_time_problem(epoch) {
-        return Err(refuse(why));
+        return Err(Error::ZipTime {
+            epoch,
+            why,
+            range: ZIP_RANGE,
+        });
     }
-    let (date, (hh, mm, ss)) = civil_from_epoch(epoch);
-    DateTime::from_date_and_time(
-        date.0 as u16,
-        date.1 as u8,
-        date.2 as u8,
-        hh as u8,
-        mm as u8,
-        ss as u8,
-    )
-    .map_err(|_| refuse("is outside the zip date range"))
+    let ((year, month, day), (hh, mm, ss)) = civil_from_epoch(epoch);
+    // In range: the year is 1980 to 2107 and the seconds even (checked above).
+    Ok(DosTime {
+        date: (((year - 1980) as u16) << 9) | ((month as u16) << 5) | day as u16,
+        time: ((hh as u16) << 11) | ((mm as u16) << 5) | (ss / 2) as u16,
+    })
+}
+
+/// A time as a zip entry stores it (MS-DOS format, local time: the build stamps UTC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DosTime {
+    /// Years since 1980 (7 bits), month (4 bits), day (5 bits).
+    pub date: u16,
+    /// Hours (5 bits), minutes (6 bits), seconds halved (5 bits).
+    pub time: u16,
 }
 
 /// What a zip can store, for the lines that refuse a time.
@@ -962,10 +968,25 @@ mod tests {
     #[test]
     fn zip_time_matches_the_calendar() {
         // 2026-11-30T00:00:00Z = 1795996800 (`date -u -d 2026-11-30 +%s`).
-        let t = zip_time(1_795_996_800).unwrap();
-        assert_eq!((t.year(), t.month(), t.day(), t.hour()), (2026, 11, 30, 0));
-        let t = zip_time(951_782_400 + 3662).unwrap(); // 2000-02-29T01:01:02Z
-        assert_eq!((t.year(), t.month(), t.day(), t.minute()), (2000, 2, 29, 1));
+        // Each against the zip crate's packing of the same calendar fields.
+        let dos = |y, mo, d, h, mi, s| {
+            let t = zip::DateTime::from_date_and_time(y, mo, d, h, mi, s).unwrap();
+            DosTime {
+                date: t.datepart(),
+                time: t.timepart(),
+            }
+        };
+        assert_eq!(zip_time(1_795_996_800).unwrap(), dos(2026, 11, 30, 0, 0, 0));
+        // 2000-02-29T01:01:02Z
+        assert_eq!(
+            zip_time(951_782_400 + 3662).unwrap(),
+            dos(2000, 2, 29, 1, 1, 2)
+        );
+        // 2107-12-31T23:59:58Z, the last time a zip stores.
+        assert_eq!(
+            zip_time(4_354_819_198).unwrap(),
+            dos(2107, 12, 31, 23, 59, 58)
+        );
         // What a zip cannot store is refused, not clamped or rounded.
         for bad in [
             0,
