@@ -8,7 +8,7 @@
 //! the build never writes (encryption, data descriptors, extra fields, versions past deflate's 2.0,
 //! methods other than stored and deflate) is refused, as are names that one platform would
 //! unpack onto one another. Each entry is inflated through a cap that stops at its declared size.
-//! Writing one ([`write`]): the timestamp every entry is stamped with, refused rather than changed
+//! Writing one ([`mod@write`]): the timestamp every entry is stamped with, refused rather than changed
 //! when a zip cannot store it.
 
 use std::io::Read;
