@@ -1275,6 +1275,14 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.tmp.join("odd.zip"), support::zip_with_modes(&files)).unwrap();
             verify("odd.zip")
         }
+        "data that do not match their CRC-32" => {
+            // Both headers agree on a CRC-32 that is not the data's: only inflating finds it.
+            let mut entry = support::Forged::new("src/main.rs", b"fn main() {}\n");
+            entry.crc = Some(0x1234_5678);
+            let zip = support::forged_zip(b"", &[entry]);
+            std::fs::write(s.tmp.join("crc.zip"), zip).unwrap();
+            verify("crc.zip")
+        }
         forgery
             if support::forgeries()
                 .iter()

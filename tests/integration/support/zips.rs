@@ -110,6 +110,8 @@ pub(crate) struct Forged {
     pub method: u16,
     /// Extra field, in both headers.
     pub extra: Vec<u8>,
+    /// The CRC-32 both headers state, when it is not the data's.
+    pub crc: Option<u32>,
     /// The local header's own name and CRC-32, when they differ from the central record's.
     pub local_name: Option<String>,
     pub local_crc: Option<u32>,
@@ -127,6 +129,7 @@ impl Forged {
             flags: 0,
             method: 0,
             extra: Vec::new(),
+            crc: None,
             local_name: None,
             local_crc: None,
             orphan: false,
@@ -142,8 +145,11 @@ pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
     let mut count = 0u16;
     for e in entries {
         let offset = out.len() as u32;
-        let mut crc = flate2::Crc::new();
-        crc.update(&e.data);
+        let crc = e.crc.unwrap_or_else(|| {
+            let mut crc = flate2::Crc::new();
+            crc.update(&e.data);
+            crc.sum()
+        });
         let fields = |v: &mut Vec<u8>, name: &str, crc: u32| {
             v.extend(e.version.to_le_bytes());
             v.extend(e.flags.to_le_bytes());
@@ -157,7 +163,7 @@ pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
         };
         let local_name = e.local_name.as_deref().unwrap_or(&e.name);
         out.extend([0x50, 0x4b, 0x03, 0x04]);
-        fields(&mut out, local_name, e.local_crc.unwrap_or(crc.sum()));
+        fields(&mut out, local_name, e.local_crc.unwrap_or(crc));
         out.extend(local_name.as_bytes());
         out.extend(&e.extra);
         out.extend(&e.data);
@@ -166,7 +172,7 @@ pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
         }
         count += 1;
         central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3]);
-        fields(&mut central, &e.name, crc.sum());
+        fields(&mut central, &e.name, crc);
         central.extend([0u8; 6]); // comment length, disk, internal attributes
         central.extend((0o100_644u32 << 16).to_le_bytes());
         central.extend(offset.to_le_bytes());
