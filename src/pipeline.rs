@@ -38,11 +38,13 @@ pub struct BuildOptions {
     /// The project folder: its prose, settings, manifest and facts, and the source the bundle
     /// carries.
     pub root: PathBuf,
+    /// Where the inputs are looked for: the cache, the mirror, whether downloads are allowed.
     pub acquire: AcquireOptions,
     /// Timestamp of the zip entries; `None` uses the manifest's `source_date`.
     pub source_date_epoch: Option<i64>,
     /// A manifest file to use instead of the project's `data/inputs.json`.
     pub manifest: Option<PathBuf>,
+    /// The output folder the published files replace as a whole (`dist/` by default).
     pub out: PathBuf,
     /// Folder of verified `.crate` archives and vendor fragments.
     pub crate_cache: PathBuf,
@@ -53,9 +55,14 @@ pub struct BuildOptions {
 /// What a build produced, for the command line's report.
 #[derive(Debug)]
 pub struct BuildReport {
+    /// The output folder written.
     pub out: PathBuf,
+    /// How many files were published into it.
     pub files: usize,
+    /// The analysis of the article's round, whose counts the command prints.
     pub analysis: Analysis,
+    /// Each input's name in the manifest and where its verified bytes came from (the cache,
+    /// the mirror or a download).
     pub inputs: Vec<(String, Origin)>,
     /// Wall time of each stage.
     pub timings: Vec<(&'static str, std::time::Duration)>,
@@ -72,9 +79,13 @@ pub struct Computed {
     /// The pins of the inputs it was computed from, which the outputs cite (the project's own
     /// in a build; a test's or a bench's may differ).
     pub manifest: InputManifest,
+    /// The article's round's summary, its rows read from the CSV and checked against the JSON.
     pub summary: Summary,
+    /// The analysis of the article's round: its pairs, ratios, counts and findings.
     pub analysis: Analysis,
+    /// The pairs `content/article.json` highlights, and the spread of the span group.
     pub highlights: Highlights,
+    /// The highlighted rows checked against their LoadGen logs, accuracy reports and the rules.
     pub checks: Checks,
     /// Every pair checked against its LoadGen logs, and its ratio taken apart.
     pub logs: evidence::pair_logs::PairLogs,
@@ -352,8 +363,12 @@ pub fn assemble(
 
 /// A build held in memory: the output files and what was computed.
 pub struct InMemory {
+    /// Every file the build publishes, SHA256SUMS included, before any signature is added and
+    /// before anything is written.
     pub dist: Dist,
+    /// What the files were rendered from.
     pub computed: Computed,
+    /// The verified inputs with their bytes, and where each came from (which `build` reports).
     pub inputs: Inputs,
 }
 
@@ -527,6 +542,7 @@ impl Default for Timings {
 }
 
 impl Timings {
+    /// No lap yet, the clock started now.
     pub fn new() -> Self {
         Timings {
             last: std::time::Instant::now(),
@@ -534,6 +550,7 @@ impl Timings {
         }
     }
 
+    /// Records the wall time since the last lap (or the start) as the stage `name`.
     pub fn lap(&mut self, name: &'static str) {
         let now = std::time::Instant::now();
         self.laps.push((name, now - self.last));

@@ -36,6 +36,7 @@ impl HexDigest {
         Self::of_digest(&h.finalize())
     }
 
+    /// The lowercase hexadecimal digits, as SHA256SUMS and the pages print them.
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -20,6 +20,7 @@ pub struct Dist {
 }
 
 impl Dist {
+    /// An empty set, to which a stage adds the files it renders.
     pub fn new() -> Self {
         Self::default()
     }
@@ -61,6 +62,7 @@ impl Dist {
         Ok(self)
     }
 
+    /// The bytes of the file at `path`, or `None` when the set holds no such file.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).map(|(b, _)| b.as_slice())
     }
@@ -70,6 +72,7 @@ impl Dist {
         self.files.get(path).map(|(_, d)| d)
     }
 
+    /// Every file's path and bytes, in path order, as the build writes them to the folder.
     pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
         self.files
             .iter()

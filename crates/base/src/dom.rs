@@ -15,15 +15,22 @@ use crate::markup::{self, Token, VOID_ELEMENTS};
 /// The namespace of an element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Namespace {
+    /// HTML's: every element outside `<svg>` and `<math>`, and inside their `<foreignObject>`
+    /// and `<annotation-xml>`.
     Html,
+    /// SVG's: `<svg>` and the elements inside it (the figures inlined in the article).
     Svg,
+    /// MathML's: `<math>` and the elements inside it.
     MathMl,
 }
 
 /// An element's name: its namespace and its local name, lower-cased.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Name {
+    /// The namespace the element is in, from where it stands in the tree.
     pub ns: Namespace,
+    /// The tag's name, lower-cased as the tokenizer gives it (`foreignobject`, not
+    /// `foreignObject`).
     pub local: String,
 }
 
@@ -34,7 +41,10 @@ pub enum Data {
     Document,
     /// An element: its name and its attributes, sorted by name.
     Element {
+        /// The element's namespace and lower-cased local name.
         name: Name,
+        /// Its attributes as (name, value) pairs, names lower-cased and values decoded, sorted
+        /// by name; a repeated one is left out.
         attrs: Vec<(String, String)>,
     },
     /// Text, its character references decoded.
@@ -43,16 +53,22 @@ pub enum Data {
     Other,
 }
 
+/// One node of a [`Dom`]: where it hangs in the tree and what it is.
 #[derive(Debug)]
 pub struct Node {
+    /// The index in [`Dom::nodes`] of the node it hangs under; `None` for the document alone.
     pub parent: Option<usize>,
+    /// The indices in [`Dom::nodes`] of the nodes hanging under it, in document order.
     pub children: Vec<usize>,
+    /// What the node is: the document, an element, text, or a comment or declaration.
     pub data: Data,
 }
 
 /// A parsed document: its nodes, the root first.
 #[derive(Debug)]
 pub struct Dom {
+    /// Every node in the order its token came, the document at index 0; nodes name one another
+    /// by index into it.
     pub nodes: Vec<Node>,
 }
 

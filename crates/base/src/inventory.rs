@@ -13,8 +13,11 @@ pub enum Discrepancy<'a> {
     Absent(&'a str),
     /// A listed path whose entry has another SHA-256 than the inventory's.
     Mismatch {
+        /// The path as the inventory lists it, relative to the bundle's folder.
         path: &'a str,
+        /// The SHA-256 the inventory gives for it.
         listed: &'a HexDigest,
+        /// The SHA-256 of the entry's inflated bytes.
         actual: &'a HexDigest,
     },
     /// An entry (by its full name) that the inventory does not list.

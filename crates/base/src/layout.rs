@@ -9,22 +9,38 @@ use crate::error::{Error, Result};
 /// One file of the output folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OutputFile {
+    /// `article.html`: the article, one self-contained page with its figures inline.
     Article,
     /// The article's companion page: its long tables.
     DataPage,
+    /// `results.json`: every count, pair, ratio and finding of the analysis, for each round.
     Results,
+    /// `selected_rows.json`: the highlighted rows with every source field, typed and raw.
     SelectedRows,
+    /// `pairs.csv`: every Server/Offline pair of every round, with its ratio and links.
     PairsCsv,
+    /// `interactive_pairs.csv`: every Offline/Interactive pair of every round, likewise.
     InteractivePairsCsv,
+    /// `scenario-ratios.svg`: figure 3, the highlighted pairs' bars, as a standalone file.
     FigureHighlights,
+    /// `ratios-by-model.svg`: figure 6, every pair as one mark, as a standalone file.
     FigurePairs,
+    /// `scenario-ratios-card.png`: the social card a shared link shows, 1200 × 630.
     Card,
+    /// `CITATION.cff`: how to cite the article, in Citation File Format.
     Citation,
+    /// `provenance.json`: every input with its pin and the hashes computed from its bytes.
     Provenance,
+    /// `analysis.ipynb`: the walk-through notebook, a second implementation in Python.
     Notebook,
+    /// `analysis.py`: the notebook's code cells as a script, for a reader without Jupyter.
     NotebookScript,
+    /// `reproducibility.zip`: the inputs, the source, the vendored crates and the published
+    /// files, to rebuild offline.
     Bundle,
+    /// `qa/validation.json`: the report of the build's own checks of what it publishes.
     Validation,
+    /// `SHA256SUMS`: the SHA-256 of every other published file, as `sha256sum` lists them.
     Sums,
     /// The author's minisign signature of SHA256SUMS: made after it, so neither it, the
     /// bundle nor the article lists it, and a rebuild never makes it (see [`OutputFile::ALL`]).

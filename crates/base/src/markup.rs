@@ -33,14 +33,30 @@ pub enum Token<'a> {
     Tag(TagAt),
     /// Text as written (character references not yet decoded), at its offset; `raw` for the
     /// content of `<script>`, `<style>` and the like, where `&` is only `&`.
-    Text { text: &'a str, at: usize, raw: bool },
+    Text {
+        /// The run of text, a slice of the input as written.
+        text: &'a str,
+        /// The byte offset in the input where the run starts.
+        at: usize,
+        /// Whether the run is the content of a raw-text element, to be read without decoding.
+        raw: bool,
+    },
     /// A comment, at its offset.
-    Comment { at: usize },
+    Comment {
+        /// The byte offset of the comment's `<` (of `<!--`, or of a bogus `</…>` comment).
+        at: usize,
+    },
     /// A doctype or another `<!…>` or `<?…>` declaration, at its offset.
-    Declaration { at: usize },
+    Declaration {
+        /// The byte offset of the declaration's `<`.
+        at: usize,
+    },
     /// A tag, comment or declaration that the input ends inside, at its offset: a browser drops
     /// it (a comment, with all that follows).
-    Unfinished { at: usize },
+    Unfinished {
+        /// The byte offset of the unfinished token's `<`.
+        at: usize,
+    },
 }
 
 /// The first way a run of tags is not nested, with the byte offsets of the tags concerned.
@@ -48,15 +64,29 @@ pub enum Token<'a> {
 pub enum Misnesting {
     /// `</end>` at `at` meets `<open>`, opened at `from`, as the innermost open element.
     ClosesAnother {
+        /// The element the end tag names, the one it was meant to close.
         end: String,
+        /// The byte offset of the end tag's `<`.
         at: usize,
+        /// The innermost element open when the end tag comes, the one it closes instead.
         open: String,
+        /// The byte offset of that element's start tag.
         from: usize,
     },
     /// `</end>` at `at` with no element open.
-    ClosesNothing { end: String, at: usize },
+    ClosesNothing {
+        /// The element the end tag names, which no open element matches.
+        end: String,
+        /// The byte offset of the end tag's `<`.
+        at: usize,
+    },
     /// `<open>` at `from` is still open at the end.
-    NeverClosed { open: String, from: usize },
+    NeverClosed {
+        /// The innermost element left open when the tags run out.
+        open: String,
+        /// The byte offset of its start tag's `<`.
+        from: usize,
+    },
 }
 
 impl Misnesting {

@@ -71,6 +71,7 @@ impl PublicKey {
         })
     }
 
+    /// The key's id, from its bytes, as minisign prints it and a signature names its signer.
     pub fn id(&self) -> KeyId {
         self.id
     }
@@ -93,7 +94,12 @@ pub enum Refusal {
     /// Not in minisign's signature format.
     Malformed(String),
     /// Made by another key than the expected one.
-    OtherKey { signed_by: KeyId, expected: KeyId },
+    OtherKey {
+        /// The id of the key the signature names as its signer.
+        signed_by: KeyId,
+        /// The id of the key it was checked against (the article's).
+        expected: KeyId,
+    },
     /// A legacy signature of the file itself rather than of its BLAKE2b-512 (`minisign -l`).
     Legacy,
     /// By the expected key, but not of these bytes (or its trusted comment was changed).
@@ -126,7 +132,10 @@ impl fmt::Display for Refusal {
 /// What a valid signature says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signed {
+    /// The id of the key that made the signature: the expected one.
     pub key: KeyId,
+    /// The signature's trusted comment, authenticated with it: what was signed, and where it is
+    /// published.
     pub trusted_comment: String,
 }
 
@@ -235,10 +244,12 @@ pub mod signing {
             })
         }
 
+        /// The public half, which `content/article.json` must declare for the build to sign.
         pub fn public_key(&self) -> &PublicKey {
             &self.public
         }
 
+        /// The key id the secret key file records, which its signatures name.
         pub fn id(&self) -> KeyId {
             self.public.id()
         }

@@ -161,11 +161,15 @@ pub fn has_marker(dir: &Path, marker: &str) -> bool {
 /// (the input cache, `synth`): only a missing, empty or marked folder is the tool's to write in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ownership {
+    /// Nothing at that path: the tool may make the folder.
     Missing,
+    /// A folder with nothing in it: the tool may mark it and write in it.
     Empty,
+    /// A folder holding the marker file: the tool made it, and writes in it again.
     Marked,
     /// A non-empty folder without the marker: someone else's files.
     Foreign,
+    /// Something at that path that is not a folder (a file, or a link to one).
     NotAFolder,
 }
 

@@ -69,6 +69,7 @@ impl Problems {
         }
     }
 
+    /// Whether no problem was added: the check passed.
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }

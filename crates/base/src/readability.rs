@@ -103,9 +103,13 @@ pub(crate) fn syllables(word: &str) -> usize {
 /// The figures of a body of prose.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Readability {
+    /// How many words the prose holds, over all its sentences.
     pub words: usize,
+    /// How many sentences it holds (each with at least one word).
     pub sentences: usize,
+    /// The mean length of a sentence, in words.
     pub mean_words: f64,
+    /// The length of the longest sentence, in words.
     pub longest: usize,
     /// Sentences of more than 30 words.
     pub over_30: usize,

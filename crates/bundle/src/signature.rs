@@ -14,7 +14,10 @@ use ratios_model::project::config::ArticleConfig;
 /// The secret key a build signs with: its file, and its password when it is encrypted.
 #[derive(Clone)]
 pub struct SigningKey {
+    /// The minisign secret key file, as `SCENARIO_RATIOS_MINISIGN_KEY` names it.
     pub path: PathBuf,
+    /// Its password, from `SCENARIO_RATIOS_MINISIGN_PASSWORD`; `None` for a key stored
+    /// unencrypted.
     pub password: Option<String>,
 }
 
@@ -28,9 +31,13 @@ impl std::fmt::Debug for SigningKey {
 /// What the build did about the signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
+    /// `SHA256SUMS.minisig` was added, made with the key of this id (the one the settings
+    /// declare).
     Signed(KeyId),
     /// No key given; `declared` is the key the settings name, if any.
     Unsigned {
+        /// The id of the public key `content/article.json` declares; `None` when it declares
+        /// none.
         declared: Option<KeyId>,
     },
 }

@@ -25,9 +25,16 @@ use crate::summary::Summary;
 /// functions for every round (`pipeline::compute_round`).
 #[derive(Debug, Clone)]
 pub struct RoundResults {
+    /// The round's declaration in `data/rounds.json`: its name, its summary's inputs and format,
+    /// how its fields map to the schema and where its logs lie.
     pub spec: RoundSpec,
+    /// The round's summary, loaded from its pinned inputs and checked
+    /// ([`crate::summary::load_round`]).
     pub summary: Summary,
+    /// The scope, pairs, ratios and per-benchmark figures computed from `summary`.
     pub analysis: Analysis,
+    /// Every pair's two LoadGen summary logs, checked, and each ratio taken apart into load, drain
+    /// and length.
     pub logs: PairLogs,
 }
 
@@ -35,7 +42,9 @@ pub struct RoundResults {
 /// earlier round first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AcrossRounds {
+    /// The article's round, as its rows' `version` field writes it (`v6.1`).
     pub round: String,
+    /// The earlier round it is set beside (`v5.1`).
     pub previous: String,
     /// The benchmarks both rounds hold pairs of, in the article's round's order.
     pub shared_benchmarks: Vec<String>,
@@ -61,19 +70,29 @@ pub struct AcrossRounds {
 /// One benchmark's pairs and median in each round.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SharedMedian {
+    /// The benchmark's name as both rounds' `MlperfModel` writes it.
     pub benchmark: String,
+    /// Its Server/Offline pairs in the earlier round and in the article's round.
     pub pairs: [usize; 2],
+    /// Its median Server/Offline ratio, as a fraction, in the earlier round and in the article's
+    /// round.
     pub median: [f64; 2],
 }
 
 /// Where a benchmark keeps the least in one round.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RoundLowest {
+    /// The round the count is of (`v6.1`).
     pub round: String,
+    /// The article's lowest-median benchmark, the same in both rounds' entries.
     pub benchmark: String,
+    /// Systems of the round that ran it once beside another benchmark ([`Lowest::systems`]).
     pub systems: usize,
+    /// Of those, the systems on which its ratio is below every other benchmark's.
     pub lowest_on: usize,
+    /// The same count with one vote per organisation, each by the median of its systems.
     pub organizations: Votes,
+    /// The same count with one vote per hardware configuration.
     pub configurations: Votes,
     /// Its median gap below each system's next lowest, in points.
     pub median_gap_pp: Option<f64>,
@@ -82,40 +101,58 @@ pub struct RoundLowest {
 /// The split of one round, reduced to what the comparison reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RoundSplit {
+    /// The round the split is of.
     pub round: String,
+    /// The pairs the split is fitted on: those of the systems that ran two benchmarks or more.
     pub pairs: usize,
+    /// The systems (results folders) among those pairs.
     pub systems: usize,
-    /// The F tests of each factor given the other.
+    /// The P value of the system factor's F test given the benchmark.
     pub system_p: f64,
+    /// The P value of the benchmark factor's F test given the system.
     pub benchmark_p: f64,
+    /// The P value of the benchmark factor's permutation test within systems; `None` when the
+    /// benchmarks vary within no system.
     pub permutation_p: Option<f64>,
-    /// The lowest benchmark's effect, in points, and whether it keeps its sign and place with
-    /// any one system, organisation or configuration left out.
+    /// The article's lowest-median benchmark's effect in the round's additive fit, in percentage
+    /// points; `None` when the round's split gives it none.
     pub lowest_effect_pp: Option<f64>,
+    /// Whether that effect keeps its sign and its place with any one system, organisation or
+    /// configuration left out ([`crate::analysis::split::EffectRange::holds`]); false when there is
+    /// no effect.
     pub lowest_holds: bool,
 }
 
 /// The lowest benchmark's gap taken apart in one round.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RoundMechanism {
+    /// The round the logs are of.
     pub round: String,
+    /// The article's lowest-median benchmark, whose gap is taken apart.
     pub benchmark: String,
     /// Its median load (scheduled ÷ Offline samples per second).
     pub median_load: Option<f64>,
     /// The load's, the drain's and the length's shares of its within-system gap.
     pub shares: Option<[f64; 3]>,
+    /// The comparisons with another benchmark of the same system that `shares` sums over (0 when
+    /// the round's logs allow none).
     pub comparisons: usize,
+    /// Of those, the comparisons in which the load's part of the gap is larger than the drain's.
     pub load_larger: usize,
 }
 
 /// A system found in both rounds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SystemInBoth {
+    /// The organisation that submitted the system in both rounds (`Organization`).
     pub organization: String,
-    /// Its name and results folder in the article's round, and in the earlier one.
+    /// Its name in the article's round (`SystemName`).
     pub system_name: String,
+    /// Its results folder in the article's round (`Platform`).
     pub platform: String,
+    /// Its name in the earlier round.
     pub previous_system_name: String,
+    /// Its results folder in the earlier round.
     pub previous_platform: String,
     /// What the two share besides organisation and hardware configuration: `system name`,
     /// `platform`, `system name and platform`, or `hardware` (the processor too, and no other
@@ -130,11 +167,15 @@ pub struct SystemInBoth {
 /// One system's ratio on one benchmark in each round.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BothRatios {
+    /// The benchmark (`MlperfModel`) the system ran once in each round.
     pub benchmark: String,
+    /// Its Server/Offline ratio in the earlier round, as a fraction.
     pub previous: f64,
+    /// Its Server/Offline ratio in the article's round, as a fraction.
     pub current: f64,
-    /// The pairs' Offline rows, in each round's summary.
+    /// The pair's Offline row in the earlier round's summary.
     pub previous_offline_id: crate::summary::RowId,
+    /// The pair's Offline row in the article's round's summary.
     pub offline_id: crate::summary::RowId,
 }
 

@@ -15,10 +15,15 @@ use ratios_base::error::{Error, Result};
 /// A configured highlight and the pair it selected.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Highlight {
+    /// The highlight's name in the prose's placeholders ([`PairSelector::id`], `b300_deepseek`).
     pub id: String,
+    /// The short label the figure and the tables show (`B300 · deepseek-r1`).
     pub label: String,
+    /// The Offline row of the pair it selected.
     pub offline_id: RowId,
+    /// The Server row of the pair it selected.
     pub server_id: RowId,
+    /// The pair's Server/Offline ratio.
     pub ratio: Ratio,
     /// True when the highlight belongs to the group whose spread is `span_pp`.
     pub in_span: bool,
@@ -27,9 +32,11 @@ pub struct Highlight {
 /// The highlights and the spread of the span group.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Highlights {
+    /// Every configured highlight with its pair, in the order of `content/article.json`.
     pub highlights: Vec<Highlight>,
     /// Largest minus smallest ratio among the span group's highlights, in percentage points.
     pub span_pp: f64,
+    /// How the other systems order the span group's benchmarks.
     pub agreement: Agreement,
 }
 
@@ -65,8 +72,11 @@ pub struct Agreement {
 /// organisation, the span system's own pairs among them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OwnHardware {
+    /// The span system's accelerator, as its own pairs spell it (`accelerator_model_name`).
     pub accelerator: String,
+    /// The span system's accelerators per node.
     pub accelerators_per_node: i64,
+    /// The span system's node count.
     pub nodes: i64,
     /// By median, lowest first.
     pub benchmarks: Vec<BenchmarkStats>,

@@ -7,9 +7,9 @@
 //! local headers in order, and a reader of the central directory then see the same files. What
 //! the build never writes (encryption, data descriptors, extra fields, versions past deflate's 2.0,
 //! methods other than stored and deflate) is refused, as are names that one platform would
-//! unpack onto one another. Each entry is inflated through a cap that stops at its declared size.
-//! Writing one ([`mod@write`]): the timestamp every entry is stamped with, refused rather than changed
-//! when a zip cannot store it.
+//! unpack onto one another. Each entry is inflated through a cap that stops at its declared size,
+//! and its CRC-32 checked. Writing one ([`mod@write`]): the timestamp every entry is stamped with,
+//! refused rather than changed when a zip cannot store it.
 
 use std::io::Read;
 
@@ -24,8 +24,11 @@ pub mod write;
 /// Limits on what an archive may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    /// The most entries the end-of-central-directory record may declare.
     pub max_entries: usize,
+    /// The longest entry name accepted, in bytes of UTF-8.
     pub max_name_bytes: usize,
+    /// The most bytes one entry may declare as its inflated size.
     pub max_entry_bytes: u64,
     /// The most bytes all entries may declare, and inflate to, together (counted as they
     /// inflate, whatever they declare).
@@ -47,10 +50,15 @@ pub const BUNDLE_LIMITS: Limits = Limits {
 /// One entry as the central directory records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawEntry {
+    /// The entry's path inside the archive: UTF-8, relative, normalised and unique.
     pub name: String,
+    /// The compression method: 0 for stored, 8 for deflate (the only two accepted).
     pub method: u16,
+    /// The bytes its data take in the archive, from its zip64 extra field when it has one.
     pub compressed_size: u64,
+    /// The bytes it inflates to, as declared; reading checks the data against it.
     pub size: u64,
+    /// The CRC-32 of its inflated bytes, as declared; reading checks the data against it.
     pub crc32: u32,
     /// Where the entry's local header starts.
     pub local_offset: u64,
@@ -536,7 +544,9 @@ fn tiling(
 /// One inflated entry as [`for_each_entry`] hands it over: its SHA-256 and, when the caller
 /// keeps it, its bytes.
 pub struct Inflated {
+    /// The SHA-256 of the entry's inflated bytes, hashed as they streamed.
     pub sha256: HexDigest,
+    /// The inflated bytes, when the caller's `keep` asked for them; `None` otherwise.
     pub bytes: Option<Vec<u8>>,
 }
 
@@ -635,6 +645,7 @@ pub fn for_each_entry(
 /// What the end-of-central-directory record of a zip declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZipTail {
+    /// How many entries the record (or its zip64 record) says the central directory holds.
     pub entries: u64,
     /// Where the central directory starts: every byte before it belongs to the entries.
     pub dir_start: usize,

@@ -29,7 +29,9 @@ use ratios_model::project::Project;
 /// (`provenance.json`, `CITATION.cff`) and the bundle's own entries, compressed.
 #[derive(Debug)]
 pub struct Package {
+    /// The files this stage publishes: `provenance.json` and `CITATION.cff`.
     pub files: Dist,
+    /// The bundle's entries other than the vendored crates, compressed and waiting for them.
     pub staged: Staged,
 }
 

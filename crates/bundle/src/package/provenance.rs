@@ -13,18 +13,27 @@ use ratios_model::project::facts::{CheckerFacts, FactSource};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputProvenance {
+    /// The input's name in `data/inputs.json`, unique there.
     pub name: String,
+    /// The role it plays in the pipeline (a summary, a LoadGen log, a licence, a source).
     pub kind: InputKind,
+    /// The GitHub repository it is pinned in, as `<owner>/<repo>`.
     pub repository: String,
+    /// The full hash of the commit it is pinned at.
     pub commit: String,
+    /// Its path inside that repository.
     pub path: String,
+    /// The HTTPS URL of the file at that commit, where a download fetches it.
     pub url: String,
+    /// Its length in bytes, counted from the bytes the build read.
     pub size: u64,
     /// Computed from the bytes.
     pub sha256: HexDigest,
     /// Computed from the bytes: `sha1("blob <len>\0" + bytes)`.
     pub git_blob_sha1: HexDigest,
+    /// The date (YYYY-MM-DD) the file was acquired and pinned, as the manifest records it.
     pub acquired: String,
+    /// Its SPDX licence identifier, as the manifest records it.
     pub license: String,
     /// Where the file sits inside the reproducibility bundle.
     pub bundle_path: String,
@@ -34,7 +43,9 @@ pub struct InputProvenance {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectId {
+    /// The generator's package name, `scenario-ratios`.
     pub name: String,
+    /// The workspace's version, as `Cargo.toml` declares it.
     pub version: String,
 }
 
@@ -42,10 +53,14 @@ pub struct ProjectId {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {
+    /// The generator and version that wrote the file.
     pub project: ProjectId,
     /// Timestamp of every zip entry (seconds since the Unix epoch).
     pub source_date_epoch: i64,
+    /// Every pinned input, in the manifest's order.
     pub inputs: Vec<InputProvenance>,
+    /// The submission checker's file that the facts of `sources/mlperf-checker-facts.json`
+    /// were read from.
     pub checker_facts: FactSource,
 }
 

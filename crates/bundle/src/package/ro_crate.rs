@@ -28,15 +28,21 @@ const VENDOR: &str = "vendor/";
 /// inventory, which lists this file's).
 #[derive(Debug, Clone)]
 pub struct FileFacts {
+    /// Its path relative to the bundle's folder, the `File`'s `@id`.
     pub path: String,
+    /// Its length in bytes, inflated: the `File`'s `contentSize`.
     pub size: u64,
+    /// The SHA-256 of its bytes; `None` for `INVENTORY.sha256`, which lists this file's.
     pub sha256: Option<HexDigest>,
 }
 
 /// What the description needs besides the files: the settings and the pinned inputs.
 #[derive(Debug, Clone)]
 pub struct Describer {
+    /// The article's settings (`content/article.json`): its title, author, licence and URL.
     pub config: ArticleConfig,
+    /// The pinned inputs of `data/inputs.json`, whose files the description ties to their
+    /// repository, commit and licence.
     pub inputs: Vec<PinnedInput>,
 }
 
@@ -354,8 +360,11 @@ struct FileEntity<'a> {
 /// and SHA-256 it states (none where it states none or something unreadable).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Described {
+    /// The `File`'s `@id`: its path relative to the bundle's folder.
     pub path: String,
+    /// Its `contentSize` in bytes; `None` when absent or not a whole number written as text.
     pub size: Option<u64>,
+    /// Its `sha256` as written, unchecked; `None` when absent or not a string.
     pub sha256: Option<String>,
 }
 

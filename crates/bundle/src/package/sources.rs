@@ -15,6 +15,7 @@ use ratios_model::project::{check_is_project, symlink_refused};
 /// The most bytes one project source file may hold, and all of them together: the bundle
 /// carries them, and each is read whole.
 pub const MAX_SOURCE_FILE: u64 = 4 << 20;
+/// The most bytes the project source files the bundle carries may hold together (32 MiB).
 pub const MAX_SOURCE_TOTAL: u64 = 32 << 20;
 
 /// The project's own files that the bundle carries, read from `root`, sorted by path: every file

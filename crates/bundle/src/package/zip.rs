@@ -30,7 +30,10 @@ fn bundle_error(message: impl ToString) -> Error {
 /// `reproducibility.zip` and its SHA-256.
 #[derive(Debug)]
 pub struct Bundle {
+    /// The zip's bytes, the vendored crates' entries first, as published as
+    /// `reproducibility.zip`.
     pub bytes: Vec<u8>,
+    /// The SHA-256 of those bytes, continued from the vendored block's rather than hashed again.
     pub sha256: HexDigest,
 }
 
@@ -136,11 +139,14 @@ pub fn stage(
 /// RO-Crate description lists), read from its directory and listing once.
 #[derive(Debug)]
 pub struct Vendored {
+    /// The fragment itself: its zip bytes, its inventory lines and its block's digest.
     pub fragment: Fragment,
     files: Vec<FileFacts>,
 }
 
 impl Vendored {
+    /// The fragment with its files' sizes and SHA-256; an error when its central directory or
+    /// its listing does not read, or the listing names a file the zip does not hold.
     pub fn new(fragment: Fragment) -> Result<Vendored> {
         let files = vendored_files(&fragment)?;
         Ok(Vendored { fragment, files })

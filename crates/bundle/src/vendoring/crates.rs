@@ -29,6 +29,8 @@ pub struct CrateSources {
     pub cache_dir: PathBuf,
     /// Cargo's download caches (`$CARGO_HOME/registry/cache/*`).
     pub cargo_caches: Vec<PathBuf>,
+    /// Whether an archive found in none of them may be downloaded from crates.io (false
+    /// under `--offline`).
     pub allow_download: bool,
 }
 

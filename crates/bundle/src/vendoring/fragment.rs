@@ -34,7 +34,11 @@ pub struct Fragment {
     pub bytes: Vec<u8>,
     /// Where it is kept, for messages.
     pub path: PathBuf,
+    /// Its inventory lines, `<sha256>  vendor/...` in entry order, which end the bundle's
+    /// `INVENTORY.sha256`.
     pub listing: String,
+    /// The length of its entries and their SHA-256 so far, from which the bundle's digest
+    /// continues.
     pub block: Block,
 }
 
@@ -43,7 +47,9 @@ pub struct Fragment {
 /// bundle's digest continues from it rather than hashing those megabytes again.
 #[derive(Debug, Clone)]
 pub struct Block {
+    /// The bytes before the fragment's central directory: its entries, which the bundle keeps.
     pub len: usize,
+    /// A SHA-256 hasher fed those bytes, to be fed the rest of the bundle.
     pub sha256: Sha256,
 }
 

@@ -9,7 +9,9 @@ use ratios_base::error::{Error, Result};
 /// A registry crate as Cargo.lock pins it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LockedCrate {
+    /// The crate's name on crates.io, as Cargo.lock's `name` gives it.
     pub name: String,
+    /// The exact version Cargo.lock pins.
     pub version: String,
     /// SHA-256 of the `.crate` archive.
     pub checksum: HexDigest,

@@ -37,9 +37,13 @@ const MAX_BUNDLE_BYTES: u64 = 128 << 20;
 /// author's signature (for a folder).
 #[derive(Debug, Default)]
 pub struct Report {
+    /// How many items passed: files against SHA256SUMS, bundle entries, published copies, the
+    /// signature; the count `verify` prints.
     pub checked: usize,
     /// One line per problem, bounded in number and length (`base::problems`).
     pub problems: Problems,
+    /// The line saying who signed SHA256SUMS, with which key, or that it is unsigned; `None`
+    /// for a bundle, or when the signature is a problem.
     pub signature: Option<String>,
 }
 

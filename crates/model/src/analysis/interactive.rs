@@ -59,16 +59,23 @@ pub fn key_fields() -> impl Iterator<Item = Field> {
 /// An Offline/Interactive pair of one submission.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InteractivePair {
+    /// The Offline row of the pair.
     pub offline_id: RowId,
+    /// The Interactive row of the pair.
     pub interactive_id: RowId,
+    /// The system and benchmark, as the Offline row states them.
     #[serde(flatten)]
     pub submission: Submission,
+    /// The Offline row's `Location` in the round's results tree.
     pub offline_location: String,
+    /// The Interactive row's `Location` in the round's results tree.
     pub interactive_location: String,
     /// Offline Result (tokens/s).
     pub offline: f64,
     /// Interactive Result (tokens/s).
     pub interactive: f64,
+    /// Interactive Result ÷ Offline Result: the share of the Offline throughput the system keeps
+    /// under the Interactive latency limits.
     pub ratio: Ratio,
 }
 
@@ -84,9 +91,11 @@ pub struct InteractiveCounts {
     /// Rows of the whole summary, of any other scenario, whose `inferred` is 1: the flag marks
     /// more than Interactive runs.
     pub inferred_elsewhere: usize,
+    /// Offline/Interactive pairs, a run submitted twice counted once.
     pub pairs: usize,
     /// Interactive rows without exactly one Offline partner.
     pub unmatched: usize,
+    /// Pairs whose Interactive Result exceeds their Offline Result (a ratio above 1).
     pub over_100: usize,
     /// Pairs left out as one run submitted twice.
     pub duplicates: usize,
@@ -95,10 +104,18 @@ pub struct InteractiveCounts {
 /// The Interactive pairs and their spread.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InteractiveAnalysis {
+    /// The counts of the pairing: rows in scope, pairs, unmatched rows and duplicates.
     pub counts: InteractiveCounts,
+    /// The fields two rows must share to pair, in the summary's names: the key fields less
+    /// `inferred`, then the round's further key fields.
     pub key_fields: Vec<String>,
+    /// The walk-through of the Interactive scope ([`scope`]): the row count before the first rule
+    /// and after each.
     pub steps: Vec<Step>,
+    /// Every Offline/Interactive pair, by Offline row, duplicates left out.
     pub pairs: Vec<InteractivePair>,
+    /// Interactive rows in scope left without a pair, by row (an Offline row without an Interactive
+    /// run is the common case and is not listed).
     pub unmatched: Vec<Unmatched>,
     /// Per-benchmark spread of Interactive ÷ Offline, ordered by median (lowest first).
     pub benchmarks: Vec<BenchmarkStats>,
@@ -117,13 +134,17 @@ pub struct InteractiveAnalysis {
 /// pair on two benchmarks or more (each benchmark once).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WithinSystems {
+    /// Systems with an Interactive and a Server pair on two benchmarks or more, each once.
     pub systems: usize,
-    /// Systems whose benchmarks lie further apart (highest ratio less lowest) under
-    /// Interactive limits than under Server limits, and the others.
+    /// Systems whose benchmarks lie further apart (highest ratio less lowest) under Interactive
+    /// limits than under Server limits.
     pub interactive_wider: usize,
+    /// Systems whose benchmarks lie as far apart or further under Server limits.
     pub server_wider_or_equal: usize,
-    /// The median spread under each, in percentage points.
+    /// The median spread of the systems' Server ratios, in percentage points; `None` when no system
+    /// qualifies.
     pub median_spread_server_pp: Option<f64>,
+    /// The median spread of their Interactive ratios, in percentage points.
     pub median_spread_interactive_pp: Option<f64>,
     /// Every two benchmarks, on the systems with both under both limits.
     pub comparisons: Vec<ScenarioComparison>,
@@ -132,17 +153,22 @@ pub struct WithinSystems {
 /// Two benchmarks compared on the same systems under Server and under Interactive limits.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScenarioComparison {
+    /// The benchmark of the two that comes first by name.
     pub first: String,
+    /// The other benchmark, later by name.
     pub second: String,
+    /// Systems with a Server and an Interactive pair on both benchmarks.
     pub systems: usize,
-    /// On how many the first keeps more, under each.
+    /// Of those, the systems on which the first benchmark's Server ratio is the higher.
     pub first_higher_server: usize,
+    /// Of those, the systems on which the first benchmark's Interactive ratio is the higher.
     pub first_higher_interactive: usize,
 }
 
 /// The accelerators one benchmark's Interactive pairs ran on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchmarkHardware {
+    /// The benchmark (`MlperfModel`) whose Interactive pairs are counted.
     pub benchmark: String,
     /// Each accelerator, most pairs first, then by name.
     pub accelerators: Vec<AcceleratorRuns>,
@@ -153,9 +179,13 @@ pub struct BenchmarkHardware {
 pub struct AcceleratorRuns {
     /// `accelerator_model_name` as written; `None` for CPU-only systems or an empty field.
     pub accelerator: Option<String>,
+    /// Interactive pairs of the benchmark on the accelerator.
     pub pairs: usize,
+    /// The organisations that submitted them, sorted, each once.
     pub organizations: Vec<String>,
+    /// The lowest Interactive ÷ Offline ratio among them.
     pub min: Ratio,
+    /// The highest Interactive ÷ Offline ratio among them.
     pub max: Ratio,
 }
 
@@ -163,6 +193,7 @@ pub struct AcceleratorRuns {
 /// of an Interactive pair, so that the two ratios are compared on the same submissions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Alongside {
+    /// Server pairs whose Offline row is also an Interactive pair's.
     pub pairs: usize,
     /// Their Server ÷ Offline by benchmark, ordered by median (lowest first).
     pub benchmarks: Vec<BenchmarkStats>,

@@ -46,6 +46,7 @@ pub fn key_fields() -> impl Iterator<Item = Field> {
 pub struct Ratio(pub f64);
 
 impl Ratio {
+    /// The ratio in percent (0.85 is 85), the unit of the article's percentage-point figures.
     pub fn percent(self) -> f64 {
         self.0 * 100.0
     }
@@ -61,6 +62,7 @@ impl From<Ratio> for f64 {
 /// One scope filter.
 #[derive(Clone, Copy)]
 pub struct ScopeRule {
+    /// The summary field the rule tests, which the walk-through names as the round spells it.
     pub field: Field,
     /// The rule as shown to readers, e.g. `Division = closed`.
     pub rule: &'static str,
@@ -68,6 +70,7 @@ pub struct ScopeRule {
 }
 
 impl ScopeRule {
+    /// True when `row` passes the rule and stays in scope.
     pub fn keeps(&self, row: &SummaryRow) -> bool {
         (self.keep)(row)
     }
@@ -127,9 +130,12 @@ pub const SCOPE: &[ScopeRule] = &[
 /// The row count after one step of the walk-through.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
+    /// The step as the walk-through shows it: `All rows of the summary`, then each rule's text
+    /// ([`ScopeRule::rule`]).
     pub name: String,
     /// The summary's name for the field the step filters on.
     pub field: Option<String>,
+    /// Rows left after the step.
     pub rows: usize,
     /// How many of those rows are Interactive runs.
     pub interactive: usize,
@@ -138,13 +144,19 @@ pub struct Step {
 /// Headline counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Counts {
+    /// Rows of the whole summary, of every division and scenario.
     pub rows: usize,
+    /// Rows whose `Division` is `closed`.
     pub closed: usize,
+    /// Rows whose `Division` is `open`.
     pub open: usize,
+    /// Rows that pass every scope rule ([`SCOPE`]).
     pub eligible: usize,
     /// Pairs, a result submitted twice counted once (see [`Duplicate`]).
     pub pairs: usize,
+    /// Eligible rows left without a pair ([`Unmatched`]).
     pub unmatched: usize,
+    /// Pairs whose Server Result exceeds their Offline Result (a ratio above 1).
     pub over_100: usize,
     /// Pairs left out as the same results as another pair of the system (see [`Duplicate`]).
     pub duplicates: usize,
@@ -155,13 +167,18 @@ pub struct Counts {
 /// submitted twice, which counts once, under the stricter target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Duplicate {
+    /// The Offline row of the pair left out.
     pub offline_id: RowId,
     /// The partner row: Server, or Interactive for an Interactive pair.
     pub partner_id: RowId,
+    /// The laxer benchmark of the `same_model` couple, which the left-out pair ran.
     pub benchmark: String,
-    /// The pair it repeats.
+    /// The Offline row of the pair it repeats.
     pub of_offline_id: RowId,
+    /// The partner row (Server, or Interactive) of the pair it repeats.
     pub of_partner_id: RowId,
+    /// The stricter benchmark of the couple, which the pair it repeats ran and under which the run
+    /// counts.
     pub of_benchmark: String,
 }
 
@@ -203,6 +220,7 @@ pub(crate) fn duplicates(pairs: &[PairKey<'_>], same_model: &[[String; 2]]) -> V
 /// is equal in both rows of a pair).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Submission {
+    /// The submitting organisation (`Organization`), as written.
     pub organization: String,
     /// The one name the article gives a system: the summary's `SystemName`.
     pub system_name: String,
@@ -212,10 +230,15 @@ pub struct Submission {
     pub model: String,
     /// The benchmark the model belongs to (`MlperfModel`), used to group the pairs.
     pub benchmark: String,
+    /// `accelerator_model_name` as written; `None` where the summary's value is null.
+    /// [`Submission::accelerator_name`] also leaves it out for a CPU-only system.
     pub accelerator: Option<String>,
     /// `number_of_nodes`; `None` when the summary holds no whole number there.
     pub nodes: Option<i64>,
+    /// `accelerators_per_node`; `None` when the summary holds no whole number there.
     pub accelerators_per_node: Option<i64>,
+    /// `total_accelerators`, 0 for a CPU-only system; `None` when the summary holds no whole number
+    /// there.
     pub total_accelerators: Option<i64>,
     /// No accelerator at all (`total_accelerators` = 0): a CPU-only system.
     pub cpu_only: bool,
@@ -223,11 +246,13 @@ pub struct Submission {
     /// pair records.
     #[serde(skip)]
     pub framework: String,
-    /// The host processor (`host_processor_model_name`) and how many each node holds, as
-    /// written: a CPU-only system's hardware configuration; not part of the published pair
-    /// records.
+    /// The host processor (`host_processor_model_name`), as written: with
+    /// `host_processors_per_node`, a CPU-only system's hardware configuration; not part of the
+    /// published pair records.
     #[serde(skip)]
     pub host_processor: String,
+    /// How many host processors each node holds (`host_processors_per_node`); `None` when the
+    /// summary holds no whole number there; not part of the published pair records.
     #[serde(skip)]
     pub host_processors_per_node: Option<i64>,
 }
@@ -326,17 +351,24 @@ impl Submission {
 /// A complete Offline/Server pair of one submission.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pair {
+    /// The Offline row of the pair, by which the pairs are sorted and found ([`Analysis::pair`]).
     pub offline_id: RowId,
+    /// The Server row of the pair.
     pub server_id: RowId,
+    /// The system and benchmark, as both rows state them.
     #[serde(flatten)]
     pub submission: Submission,
-    /// The rows' `Location` folders in the results tree.
+    /// The Offline row's `Location`: its folder in the round's results tree, where its LoadGen logs
+    /// lie.
     pub offline_location: String,
+    /// The Server row's `Location` in the round's results tree.
     pub server_location: String,
     /// Offline Result (tokens/s), from the CSV's full-precision text.
     pub offline: f64,
     /// Server Result (tokens/s), from the CSV's full-precision text.
     pub server: f64,
+    /// Server Result ÷ Offline Result: the share of the Offline throughput the system keeps under
+    /// the Server latency limits.
     pub ratio: Ratio,
 }
 
@@ -345,12 +377,18 @@ pub struct Pair {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum UnmatchedReason {
     /// No row of the other scenario has the same key.
-    NoPartner { missing: Scenario },
+    NoPartner {
+        /// The scenario no row of the key holds: Offline, or the partner scenario.
+        missing: Scenario,
+    },
     /// The key holds more than one row of a scenario, so no pair is formed: `offline` Offline
     /// rows and `partners` rows of the `partner` scenario.
     DuplicateKey {
+        /// Offline rows that share the key.
         offline: usize,
+        /// The scenario paired with Offline: Server, or Interactive for the Interactive pairing.
         partner: Scenario,
+        /// Rows of the `partner` scenario that share the key.
         partners: usize,
     },
 }
@@ -358,11 +396,17 @@ pub enum UnmatchedReason {
 /// An eligible row left without a pair.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Unmatched {
+    /// The unmatched row.
     pub id: RowId,
+    /// Its scenario: Offline, or the partner scenario (Server or Interactive).
     pub scenario: Scenario,
+    /// Its `Organization`, as written.
     pub organization: String,
+    /// Its `SystemName`, as written.
     pub system_name: String,
+    /// Its `Model` label, as written.
     pub model: String,
+    /// Why it has no pair.
     pub reason: UnmatchedReason,
     /// The other rows of the whole summary, in or out of scope, from the same results folder
     /// (`Division`, `Organization`, `Platform`, `Model`), by row: what the system did submit of
@@ -373,7 +417,9 @@ pub struct Unmatched {
 /// A row of the same system and model as an unmatched row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Sibling {
+    /// The sibling row.
     pub id: RowId,
+    /// Its scenario: which run of the model the system did submit.
     pub scenario: Scenario,
 }
 
@@ -387,10 +433,15 @@ impl Unmatched {
 /// The spread of one benchmark's ratios.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchmarkStats {
+    /// The benchmark's name as the summary's `MlperfModel` writes it (`llama2-70b-99.9`).
     pub benchmark: String,
+    /// Pairs of the benchmark the figures are taken over.
     pub pairs: usize,
+    /// The lowest ratio among them.
     pub min: Ratio,
+    /// Their median ratio (the mean of the middle two for an even count).
     pub median: Ratio,
+    /// The highest ratio among them.
     pub max: Ratio,
 }
 
@@ -399,6 +450,7 @@ pub struct BenchmarkStats {
 /// each row's own label.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MergedLabels {
+    /// The benchmark (`MlperfModel`) whose pairs carry the labels.
     pub benchmark: String,
     /// Each label and its number of pairs, by label.
     pub labels: Vec<(String, usize)>,
@@ -409,12 +461,16 @@ pub struct MergedLabels {
 pub struct Analysis {
     /// The round of the results (`version` of every row, such as `v6.1`).
     pub round: String,
+    /// The headline counts: rows, divisions, eligible rows, pairs, unmatched rows and duplicates.
     pub counts: Counts,
     /// The fields two rows must share to pair, in the summary's names: the schema's key
     /// fields, then the round's further key fields.
     pub key_fields: Vec<String>,
+    /// The scope walk-through: the row count before the first rule and after each ([`SCOPE`]).
     pub steps: Vec<Step>,
+    /// Every Server/Offline pair, by Offline row, duplicates left out.
     pub pairs: Vec<Pair>,
+    /// Eligible rows left without a pair, by row.
     pub unmatched: Vec<Unmatched>,
     /// Per-benchmark spread of the ratios, ordered by median (lowest first).
     pub benchmarks: Vec<BenchmarkStats>,
@@ -422,7 +478,10 @@ pub struct Analysis {
     pub merged_labels: Vec<MergedLabels>,
     /// Pairs left out as one run submitted twice, with the pair each repeats.
     pub duplicates: Vec<Duplicate>,
+    /// Each benchmark's median with and without CPU-only and multi-node systems, and the noise
+    /// among systems of one hardware.
     pub robustness: Robustness,
+    /// The Interactive runs paired with their Offline runs, analysed the same way.
     pub interactive: InteractiveAnalysis,
     /// How much of the ratio the system sets and how much the benchmark does, and the paired
     /// comparisons of the benchmarks.
@@ -430,6 +489,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The pair whose Offline row is `offline_id`, if it is one.
     pub fn pair(&self, offline_id: RowId) -> Option<&Pair> {
         self.pairs
             .binary_search_by_key(&offline_id, |p| p.offline_id)

@@ -12,32 +12,49 @@ use super::{median, Pair, Ratio};
 /// One benchmark's medians, whole and split.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchmarkRobustness {
+    /// The benchmark's name as the summary's `MlperfModel` writes it.
     pub benchmark: String,
+    /// Its Server/Offline pairs.
     pub pairs: usize,
     /// Distinct organisations among its pairs.
     pub organizations: usize,
+    /// The median ratio of all its pairs.
     pub median: Ratio,
-    /// Pairs of CPU-only systems, and the medians of those and of the others.
+    /// Its pairs of CPU-only systems (`total_accelerators` = 0).
     pub cpu_only: usize,
+    /// The median ratio of those; `None` when there are none.
     pub median_cpu_only: Option<Ratio>,
+    /// The median ratio of its other pairs; `None` when every pair is CPU-only.
     pub median_without_cpu_only: Option<Ratio>,
-    /// Pairs of one-node and of multi-node systems, and their medians.
+    /// Its pairs of one-node systems (`number_of_nodes` = 1).
     pub single_node: usize,
+    /// The median ratio of those; `None` when there are none.
     pub median_single_node: Option<Ratio>,
+    /// Its pairs of systems of more than one node.
     pub multi_node: usize,
+    /// The median ratio of those; `None` when there are none.
     pub median_multi_node: Option<Ratio>,
 }
 
 /// The pairs of one benchmark on one hardware configuration, by two or more organisations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NoiseGroup {
+    /// The benchmark the group's pairs ran.
     pub benchmark: String,
+    /// The accelerator as most of the group's pairs spell it (`accelerator_model_name`); the group
+    /// is keyed by its name in lower case.
     pub accelerator: String,
+    /// Accelerators per node, the same for every pair of the group.
     pub accelerators_per_node: i64,
+    /// The node count, the same for every pair of the group.
     pub nodes: i64,
+    /// Pairs in the group.
     pub pairs: usize,
+    /// The organisations behind them, two or more, sorted.
     pub organizations: Vec<String>,
+    /// The lowest ratio in the group.
     pub min: Ratio,
+    /// The highest ratio in the group.
     pub max: Ratio,
     /// `max − min`, in percentage points.
     pub spread_pp: f64,
@@ -46,17 +63,24 @@ pub struct NoiseGroup {
 /// Every such group, widest spread first, with the median and the largest spread.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Noise {
+    /// Every group of one benchmark and hardware with two organisations or more, widest spread
+    /// first.
     pub groups: Vec<NoiseGroup>,
+    /// The median of the groups' spreads, in percentage points; `None` when there is no group.
     pub median_spread_pp: Option<f64>,
+    /// The widest group's spread, in percentage points; `None` when there is no group.
     pub max_spread_pp: Option<f64>,
 }
 
 /// The robustness figures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Robustness {
+    /// Pairs of CPU-only systems (`total_accelerators` = 0), over every benchmark.
     pub cpu_only_pairs: usize,
     /// Ordered as the benchmarks are, by median (lowest first).
     pub benchmarks: Vec<BenchmarkRobustness>,
+    /// The noise floor: how far apart one benchmark's ratios lie on one hardware across
+    /// organisations.
     pub noise: Noise,
 }
 

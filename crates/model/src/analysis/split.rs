@@ -32,6 +32,7 @@ const MAX_ROUNDS: usize = 100_000;
 pub struct Fit {
     /// Parameters, the intercept included (levels less the constraints).
     pub parameters: usize,
+    /// The sum of the squared residuals (RSS), in squared ratio units (fractions, not points).
     pub residual_sum_of_squares: f64,
     /// 1 − RSS / TSS.
     pub r_squared: f64,
@@ -42,9 +43,15 @@ pub struct Fit {
 /// The F test of one factor added to a fit of the other.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FTest {
+    /// The F statistic: the drop in RSS per degree of freedom of the factor, over the residual mean
+    /// square of the fit on both.
     pub f: f64,
+    /// The factor's degrees of freedom: its levels less one.
     pub df_factor: usize,
+    /// The residual degrees of freedom of the fit on both: the pairs less its parameters.
     pub df_residual: usize,
+    /// The chance of an F this large or larger under no effect of the factor (the F distribution's
+    /// upper tail); NaN when it cannot be computed.
     pub p_value: f64,
     /// The share of the variance the other factor leaves that this one explains: 1 − RSS of
     /// both ÷ RSS of the other alone (partial η²).
@@ -54,14 +61,21 @@ pub struct FTest {
 /// The split of the variance between system and benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Split {
+    /// The pairs fitted: those of the systems that ran two benchmarks or more.
     pub pairs: usize,
+    /// The systems (results folders) among them.
     pub systems: usize,
+    /// The benchmarks among them.
     pub benchmarks: usize,
+    /// The fit on the system alone: each system's mean ratio.
     pub system: Fit,
+    /// The fit on the benchmark alone: each benchmark's mean ratio.
     pub benchmark: Fit,
+    /// The additive fit on both, solved by alternating means.
     pub both: Fit,
-    /// The system given the benchmark, and the benchmark given the system.
+    /// The F test of the system factor added to the benchmark's fit.
     pub system_given_benchmark: FTest,
+    /// The F test of the benchmark factor added to the system's fit.
     pub benchmark_given_system: FTest,
     /// Each benchmark's effect in the additive fit, in percentage points, centred so that
     /// the benchmarks' effects sum to zero; lowest first.
@@ -87,7 +101,10 @@ pub(crate) const PERMUTATIONS: usize = 10_000;
 /// the benchmark, and the benchmark factor's share of what the systems leave is measured again.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Permutation {
+    /// The seed the SplitMix64 generator starts from (`PERMUTATION_SEED`, fixed so the test
+    /// repeats).
     pub seed: u64,
+    /// How many shuffles the test draws.
     pub permutations: usize,
     /// Permutations whose benchmark factor reduced the residual sum of squares at least as much
     /// as the real labels do (to within 1e-9 of it).
@@ -99,25 +116,33 @@ pub struct Permutation {
 /// One benchmark's effect when each unit of one level is left out in turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Refits {
-    /// Units left out in turn, and of those the refits that could be made (a refit needs a
-    /// connected design of two systems and two benchmarks or more, the benchmark among them).
+    /// Units of the level (systems, organisations or configurations), each left out in turn.
     pub left_out: usize,
+    /// Of those, the refits that could be made and hold every benchmark (a refit needs a connected
+    /// design of two systems and two benchmarks or more).
     pub refits: usize,
-    /// The least and the most the effect reaches, in percentage points.
+    /// The least the effect reaches, over the full fit and the refits, in percentage points.
     pub min_pp: f64,
+    /// The most the effect reaches, over the full fit and the refits, in percentage points.
     pub max_pp: f64,
-    /// Every refit keeps the effect's sign, and its place among the benchmarks' effects.
+    /// Every refit keeps the effect's sign (a refit at zero does not).
     pub same_sign: bool,
+    /// Every refit keeps the effect's place among the benchmarks' effects, lowest first.
     pub same_rank: bool,
 }
 
 /// One benchmark's effect and how it fares with each unit left out.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EffectRange {
+    /// The benchmark whose effect is refitted.
     pub benchmark: String,
+    /// Its effect in the additive fit of the split's pairs, centred, in percentage points.
     pub effect_pp: f64,
+    /// The refits with each system (results folder) left out in turn.
     pub systems: Refits,
+    /// The refits with each organisation's systems left out in turn.
     pub organizations: Refits,
+    /// The refits with each hardware configuration's systems left out in turn.
     pub configurations: Refits,
 }
 
@@ -134,13 +159,17 @@ impl EffectRange {
 /// One paired comparison of two benchmarks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The benchmark of the two that comes first in the analysis's order (the lower median).
     pub first: String,
+    /// The other benchmark, later in that order.
     pub second: String,
     /// Systems that ran each of the two once.
     pub systems: usize,
-    /// On how many the first keeps more, the second keeps more, or both keep the same.
+    /// Systems on which the first benchmark's ratio is the higher.
     pub first_higher: usize,
+    /// Systems on which the second benchmark's ratio is the higher.
     pub second_higher: usize,
+    /// Systems on which the two ratios are equal.
     pub ties: usize,
     /// The exact two-sided sign test on the untied systems.
     pub p_value: f64,
@@ -155,6 +184,7 @@ pub struct Comparison {
 /// Where one benchmark keeps the least, system by system.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Lowest {
+    /// The benchmark counted.
     pub benchmark: String,
     /// Systems that ran it once beside at least one other benchmark (each once).
     pub systems: usize,
@@ -175,8 +205,9 @@ pub struct Lowest {
     /// The same count with one vote per system, organisation and hardware configuration
     /// (`first`: the benchmark keeps less than every other the unit's median system ran).
     pub units: UnitVotes,
-    /// The systems of one node, and those of more than one, counted apart.
+    /// The count made again on the systems of one node.
     pub single_node: NodeCount,
+    /// The count made again on the systems of more than one node.
     pub multi_node: NodeCount,
     /// The software the most of those systems list (`framework`), and how many list it.
     pub software: Option<super::units::SharedSoftware>,
@@ -185,7 +216,9 @@ pub struct Lowest {
 /// Where a benchmark keeps the least among systems of one kind of node count.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeCount {
+    /// Systems of this node count that ran the benchmark once beside another.
     pub systems: usize,
+    /// On how many of them its ratio is below every other benchmark's.
     pub lowest_on: usize,
     /// Least, median and most gap below the next lowest, in percentage points.
     pub gap_pp: Option<[f64; 3]>,

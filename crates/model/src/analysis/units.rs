@@ -19,8 +19,11 @@ use ratios_base::stats::sign_test;
 pub struct Configuration {
     /// No accelerator: `name` is the host processor's.
     pub cpu_only: bool,
+    /// The accelerator's name in lower case, or the host processor's for a CPU-only system.
     pub name: String,
+    /// Accelerators per node, or host processors per node for a CPU-only system.
     pub per_node: i64,
+    /// The node count (`number_of_nodes`).
     pub nodes: i64,
 }
 
@@ -47,8 +50,11 @@ impl fmt::Display for Configuration {
 /// The unit a system counts in: itself, its organisation, or its hardware configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// One results folder (organisation and `Platform`): every system votes on its own.
     System,
+    /// One organisation: its systems vote together, by their median.
     Organization,
+    /// One hardware configuration ([`Configuration`]): the systems that share it vote together.
     Configuration,
 }
 
@@ -56,11 +62,14 @@ pub enum Unit {
 /// against the others): each unit votes by the sign of the median of its systems' differences.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Votes {
+    /// Units counted, each casting one vote by the median of its systems' differences.
     pub units: usize,
-    /// Units whose median difference is positive (the first keeps more, or the benchmark is
-    /// below the others), negative, or zero.
+    /// Units whose median difference is positive: the first keeps more, or the benchmark lies below
+    /// the others.
     pub first: usize,
+    /// Units whose median difference is negative.
     pub second: usize,
+    /// Units whose median difference is zero.
     pub ties: usize,
     /// The exact two-sided sign test of the untied votes.
     pub p_value: f64,
@@ -93,14 +102,19 @@ impl Votes {
 /// hardware configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnitVotes {
+    /// One vote per system (results folder).
     pub systems: Votes,
+    /// One vote per organisation.
     pub organizations: Votes,
+    /// One vote per hardware configuration; a system whose configuration the summary leaves
+    /// incomplete votes alone.
     pub configurations: Votes,
 }
 
 /// What a system is counted under at each level.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Membership {
+    /// The system's organisation (`Organization`), its unit at the organisation level.
     pub organization: String,
     /// The system's configuration, or its own name where the summary leaves a field of it empty
     /// (the system is then a configuration of its own).
@@ -123,7 +137,9 @@ impl UnitVotes {
 /// independent than their count.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SharedSoftware {
+    /// The items the most systems list, sorted (`CUDA 13.1`, `TensorRT 10.14`).
     pub items: Vec<String>,
+    /// How many systems list each of them (two or more).
     pub systems: usize,
 }
 

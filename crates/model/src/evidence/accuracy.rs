@@ -82,7 +82,6 @@ pub fn parse_accuracy_field(text: &str) -> BTreeMap<String, Printed> {
     metrics
 }
 
-/// Half a unit of the last digit `text` prints (trailing fractional zeros do not count).
 /// The significant figures to which the summary gives most Results: 397 of the 492 v6.1 rows
 /// print at most six, as a number rounded to six significant figures prints (`59867.8`,
 /// `106637.0`, `1039900.0`); the others print a longer, unrounded value.
@@ -110,6 +109,8 @@ pub(crate) fn summary_unit(text: &str) -> f64 {
     }
 }
 
+/// Half a unit of the last digit `text` prints (trailing fractional zeros do not count), its
+/// exponent applied: `59867.8` gives 0.05, `1.5e3` gives 50.
 pub fn half_unit_of_last_digit(text: &str) -> f64 {
     let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
     let exponent: i32 = text

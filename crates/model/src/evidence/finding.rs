@@ -9,11 +9,15 @@ use ratios_base::error::{Error, Result};
 /// A bound as the submission checker states it, for the words of an accuracy check.
 #[derive(Debug, Clone)]
 pub struct Target {
+    /// The checker's name of the metric (`ROUGE1`, `TOKENS_PER_SAMPLE`).
     pub metric: String,
     /// `>=` for a target, `<=` for an upper limit.
     pub relation: &'static str,
+    /// The bound, reference × multiplier, to ten significant digits.
     pub value: String,
+    /// The reference value the checker states for the metric.
     pub reference: String,
+    /// The factor the checker applies to the reference (`0.999`; `1` where it gives none).
     pub multiplier: String,
     /// Its line of the checker's source.
     pub line: u32,
@@ -23,64 +27,110 @@ pub struct Target {
 #[derive(Debug, Clone)]
 pub enum Finding {
     /// The row's LoadGen summary log is not among the pinned inputs.
-    NoLog { path: String },
+    NoLog {
+        /// The log's path in the results tree, which no pinned input has: the row's Location, then
+        /// `mlperf_log_summary.txt`.
+        path: String,
+    },
     /// The scenario and mode the log describes, and the row's scenario.
     LogScenario {
+        /// The log's `Scenario` line (`Server` for an Interactive run).
         scenario: String,
+        /// The log's `Mode` line (`PerformanceOnly`).
         mode: String,
+        /// The summary row's scenario.
         row: String,
     },
     /// The log's `Result is` line.
-    ResultValid { result: &'static str },
+    ResultValid {
+        /// LoadGen's verdict as the log prints it: `VALID` or `INVALID`.
+        result: &'static str,
+    },
     /// The conditions the log lists under its verdict: how many it lists and how many it says
     /// are met, those it says are not, and those of the scenario it does not list.
     Conditions {
+        /// Conditions the log lists under its verdict.
         listed: usize,
+        /// Of those, the conditions it answers `Yes`.
         met: usize,
+        /// The conditions it answers `No`, separated by commas; empty when there are none.
         unmet: String,
+        /// The conditions of the run's scenario it does not list, separated by commas; empty when
+        /// there are none.
         missing: String,
     },
     /// The log's throughput against the summary's Result, which rounds it.
     Throughput {
+        /// The log's throughput in tokens per second, formatted for the compact words.
         log: String,
+        /// The summary's Result, formatted alike.
         summary: String,
+        /// The two differ by no more than `tolerance`.
         agree: bool,
+        /// The log line the throughput is read from (`Tokens per second`,
+        /// `Completed tokens per second`).
         key: &'static str,
+        /// The log's throughput as printed.
         log_text: String,
+        /// The summary's Result as written, cut to 40 characters.
         summary_text: String,
         /// The summary prints at most six significant figures, so it is read as rounded to six.
         rounded: bool,
+        /// The most the two may differ: half a unit of the last digit of each, summed, to six
+        /// significant digits.
         tolerance: String,
+        /// How far apart the two are, to six significant digits.
         diff: String,
     },
     /// A p99 latency against its limit (strictly below passes).
     Latency {
+        /// The p99 latency the log reports, in milliseconds (`79.03 ms`).
         observed: String,
+        /// The checker's limit for the benchmark, in milliseconds (`80 ms`).
         limit: String,
+        /// The p99 lies strictly below the limit.
         below: bool,
+        /// The line of the checker's source that holds the limit.
         line: u32,
+        /// The limit the log states it ran with, where it prints one.
         stated: Option<String>,
     },
     /// The checker facts hold no latency limit for the model.
-    NoLimit { model: String },
+    NoLimit {
+        /// The row's benchmark (`MlperfModel`), which the facts give no limits for.
+        model: String,
+    },
     /// The log holds no p99 latency.
     NoP99,
     /// The checker facts hold no accuracy targets for the model.
-    NoTargets { model: String },
+    NoTargets {
+        /// The row's benchmark (`MlperfModel`), which the facts give no targets for.
+        model: String,
+    },
     /// An accuracy value (from the summary, accuracy.txt or both) against a bound.
     Bound {
+        /// The value checked, to six significant digits: the summary's where it gives one, else
+        /// accuracy.txt's.
         value: String,
         /// The bound's value as the compact words give it (fewer digits than the target's).
         bound: String,
         /// The relation the value stands in: the bound's own when it is met, else its opposite.
         shown_relation: &'static str,
+        /// The metric as the summary's Accuracy field prints it, where it does.
         from_summary: Option<String>,
+        /// The metric as the pinned accuracy.txt prints it, where that file is pinned and prints
+        /// it.
         from_report: Option<String>,
+        /// The two differ by more than half a unit of the last digit either prints.
         disagree: bool,
+        /// The bound as the checker states it.
         target: Target,
     },
     /// Neither the summary nor accuracy.txt reports the metric.
-    NotReported { target: Target },
+    NotReported {
+        /// The bound the metric was to be checked against.
+        target: Target,
+    },
 }
 
 #[derive(Template)]

@@ -30,20 +30,25 @@ pub(crate) fn throughput_key(scenario: Scenario) -> &'static str {
 /// A number as a log prints it: the text and its value.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Printed {
+    /// The number's text as the file prints it, trimmed (`1183326.85`).
     pub text: String,
+    /// The finite number the text reads as.
     pub value: f64,
 }
 
 /// LoadGen's verdict on a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Validity {
+    /// `Result is : VALID`: LoadGen found every condition of the run met.
     #[serde(rename = "VALID")]
     Valid,
+    /// `Result is : INVALID`: LoadGen found a condition of the run unmet, so the run is no result.
     #[serde(rename = "INVALID")]
     Invalid,
 }
 
 impl Validity {
+    /// The verdict as the log's `Result is` line prints it.
     pub fn as_str(self) -> &'static str {
         match self {
             Validity::Valid => "VALID",
@@ -57,9 +62,14 @@ impl Validity {
 /// spelled as the summary log's `Mode :` line prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum TestMode {
+    /// LoadGen's accuracy pass followed by its performance pass.
     SubmissionRun,
+    /// Every sample of the data set once, with the responses logged for the accuracy script; no
+    /// timing.
     AccuracyOnly,
+    /// The timed run whose throughput and latencies are the result; the mode the checks require.
     PerformanceOnly,
+    /// A search for the highest Server target the latency limits allow, not a result.
     FindPeakPerformance,
 }
 
@@ -71,6 +81,7 @@ impl TestMode {
         TestMode::FindPeakPerformance,
     ];
 
+    /// The mode as the log's `Mode :` line prints it.
     pub fn as_str(self) -> &'static str {
         match self {
             TestMode::SubmissionRun => "SubmissionRun",
@@ -96,31 +107,46 @@ impl std::fmt::Display for TestMode {
 pub struct LoadgenLog {
     /// Interactive runs report `Server`.
     pub scenario: Scenario,
+    /// The log's `Mode` line.
     pub mode: TestMode,
+    /// LoadGen's verdict (`Result is`).
     pub result: Validity,
     /// `Tokens per second` (Offline) or `Completed tokens per second` (Server).
     pub throughput: Printed,
+    /// The 99th-percentile time to first token, in nanoseconds; required of a Server log, `None`
+    /// for an Offline one.
     pub p99_ttft_ns: Option<u64>,
+    /// The 99th-percentile time per output token, in nanoseconds; required of a Server log, `None`
+    /// for an Offline one.
     pub p99_tpot_ns: Option<u64>,
-    /// The limits the log states it was run with.
+    /// The TTFT limit the log states it was run with (`ttft_latency (ns)`), in nanoseconds; `None`
+    /// where it states none.
     pub ttft_limit_ns: Option<u64>,
+    /// The TPOT limit the log states it was run with (`tpot_latency (ns)`), in nanoseconds; `None`
+    /// where it states none.
     pub tpot_limit_ns: Option<u64>,
     /// The conditions the log lists under its verdict, each with its answer (`Yes` is true),
     /// in the order of [`CONDITIONS`]; a condition the log does not list is absent.
     pub conditions: Vec<(&'static str, bool)>,
-    /// The rates behind the throughput: a Server run's completed and scheduled samples per
-    /// second and the target it was run at (`target_qps`, which the submitter chose); an Offline
-    /// run's samples per second. Absent where the log does not print them.
+    /// A Server run's `Completed samples per second`: the rate up to the time its last query
+    /// finished; `None` for an Offline run or where not printed.
     pub completed_samples_per_s: Option<Printed>,
+    /// A Server run's `Scheduled samples per second`: the rate up to the time its last query was
+    /// scheduled; `None` for an Offline run or where not printed.
     pub scheduled_samples_per_s: Option<Printed>,
+    /// The queries per second a Server run was scheduled at (`target_qps`, which the submitter
+    /// chose); `None` for an Offline run or where not printed.
     pub target_qps: Option<Printed>,
+    /// An Offline run's `Samples per second`; `None` for a Server run or where not printed.
     pub samples_per_s: Option<Printed>,
     /// The smallest first-token latency a Server log prints, as printed (a negative one is a
     /// LoadGen defect the page reports).
     pub min_first_token_ns: Option<i64>,
-    /// The errors and warnings the log's last lines count (`No errors encountered during
-    /// test.`, `2 ERRORS encountered. See detailed log.`); absent when it has no such line.
+    /// The errors the log's closing lines count (`No errors encountered during test.` is 0,
+    /// `2 ERRORS encountered. See detailed log.` is 2); `None` when it has no such line.
     pub errors: Option<u64>,
+    /// The warnings the log's closing lines count, read the same way; `None` when it has no such
+    /// line.
     pub warnings: Option<u64>,
 }
 

@@ -51,6 +51,7 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
+    /// True for the accuracy checks: a metric against its target or its upper limit.
     pub fn is_accuracy(&self) -> bool {
         matches!(
             self,
@@ -84,8 +85,12 @@ impl Serialize for CheckKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
+    /// The evidence was read and meets the rule.
     Pass,
+    /// The evidence was read and does not meet the rule.
     Fail,
+    /// The evidence is missing (no pinned log, no known limit or target, or the metric not
+    /// reported), so the check says nothing either way; never counted as a pass.
     NotChecked,
 }
 
@@ -143,12 +148,18 @@ fn check_facts_source(inputs: &Inputs, facts: &CheckerFacts) -> Result<()> {
 /// One check of one highlighted row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
+    /// The summary row checked: the highlight's Offline or Server row.
     pub row: RowId,
+    /// The label of the highlight the row belongs to ([`crate::highlight::Highlight::label`]).
     pub highlight: String,
+    /// The row's scenario.
     pub scenario: Scenario,
+    /// The row's benchmark (`MlperfModel`), whose checker facts apply.
     pub model: String,
+    /// What the check tests; published as `name` (`p99-ttft`).
     #[serde(rename = "name")]
     pub kind: CheckKind,
+    /// The outcome: pass, fail or not checked.
     pub status: Status,
     /// The key numbers in a few characters, for the compact table (e.g. `79.03 < 80 ms`).
     pub short: String,
@@ -164,17 +175,24 @@ pub struct Check {
 /// A p99 latency and its limit, formatted (`79.03 ms`, `80 ms`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Latency {
+    /// The p99 latency the log reports, in milliseconds as the page prints it (`79.03 ms`).
     pub observed: String,
+    /// The checker's limit for the benchmark, printed alike (`80 ms`).
     pub limit: String,
 }
 
 /// All checks, with a tally.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Checks {
+    /// Checks that pass.
     pub pass: usize,
+    /// Checks that fail.
     pub fail: usize,
+    /// Checks that could not be made for want of evidence.
     pub not_checked: usize,
+    /// The checker source the limits and targets come from: repository, short commit and path.
     pub rule_source: String,
+    /// Every check, highlight by highlight, the Offline row's before the Server row's.
     pub items: Vec<Check>,
 }
 

@@ -44,7 +44,9 @@ pub const NEAR_LIMIT: f64 = 0.95;
 /// What one paired row's log says, checked against the row and the rules.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowLog {
+    /// The summary row the log is of.
     pub row: RowId,
+    /// The row's scenario (Offline or Server).
     pub scenario: Scenario,
     /// The pinned input's name.
     pub input: String,
@@ -52,16 +54,19 @@ pub struct RowLog {
     pub scenario_agrees: bool,
     /// LoadGen says VALID.
     pub valid: bool,
-    /// The log's result line, the summary's Result, and whether they agree to the digits both
-    /// print.
+    /// The log's throughput line as printed, in tokens per second.
     pub log_result: String,
+    /// The summary's Result as written, cut to 40 characters.
     pub summary_result: String,
+    /// The two agree to the digits both print (the summary's read as rounded to six significant
+    /// figures where it prints six or fewer).
     pub result_agrees: bool,
     /// A Server log's stated TTFT and TPOT limits equal the checker's for the benchmark (none
     /// for an Offline log, which no latency limit binds).
     pub limits_agree: Option<bool>,
-    /// The counts the log's closing lines give (none where it has no such line).
+    /// The errors the log's closing lines count; `None` where it has no such line.
     pub errors: Option<u64>,
+    /// The warnings the log's closing lines count; `None` where it has no such line.
     pub warnings: Option<u64>,
     /// The log prints a negative minimum first-token latency.
     pub negative_min_ttft: bool,
@@ -82,17 +87,28 @@ impl RowLog {
 pub struct Factors {
     /// The Server run's `target_qps`, as printed.
     pub target_qps: String,
+    /// The Server run's scheduled samples per second.
     pub scheduled_samples_per_s: f64,
+    /// The Server run's completed samples per second.
     pub completed_samples_per_s: f64,
+    /// The Offline run's samples per second.
     pub offline_samples_per_s: f64,
+    /// The Server run's tokens per second over its completed samples per second: the length of an
+    /// average answer, in tokens.
     pub server_tokens_per_sample: f64,
+    /// The Offline run's tokens per second over its samples per second.
     pub offline_tokens_per_sample: f64,
+    /// The Server run's p99 time to first token, in milliseconds.
     pub p99_ttft_ms: f64,
+    /// The TTFT limit the Server log states, in milliseconds.
     pub ttft_limit_ms: f64,
+    /// The Server run's p99 time per output token, in milliseconds.
     pub p99_tpot_ms: f64,
+    /// The TPOT limit the Server log states, in milliseconds.
     pub tpot_limit_ms: f64,
-    /// p99 ÷ limit.
+    /// `p99_ttft_ms ÷ ttft_limit_ms`: how close the run came to its TTFT limit.
     pub ttft_share: f64,
+    /// `p99_tpot_ms ÷ tpot_limit_ms`: how close the run came to its TPOT limit.
     pub tpot_share: f64,
     /// Scheduled samples/s ÷ Offline samples/s.
     pub load: f64,
@@ -121,12 +137,17 @@ pub struct Factors {
 /// A pair and what its logs say.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairLog {
+    /// The pair's Offline row.
     pub offline_id: RowId,
+    /// The pair's Server row.
     pub server_id: RowId,
+    /// The pair's benchmark (`MlperfModel`).
     pub benchmark: String,
+    /// The pair's Server/Offline ratio from the summary's Results, as a fraction.
     pub ratio: f64,
-    /// The two rows' logs, where pinned.
+    /// The Offline row's log, checked; `None` where none is pinned.
     pub offline: Option<RowLog>,
+    /// The Server row's log, checked; `None` where none is pinned.
     pub server: Option<RowLog>,
     /// Present when both logs are pinned and print every number the factors need.
     pub factors: Option<Factors>,
@@ -135,32 +156,46 @@ pub struct PairLog {
 /// What the factors show for one benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchmarkFactors {
+    /// The benchmark's name as the summary's `MlperfModel` writes it.
     pub benchmark: String,
     /// Pairs with factors.
     pub pairs: usize,
+    /// The median Server/Offline ratio of its pairs with factors.
     pub median_ratio: f64,
+    /// Their median load ([`Factors::load`]).
     pub median_load: f64,
+    /// Their median drain ([`Factors::drain`]).
     pub median_drain: f64,
+    /// Their median length factor ([`Factors::length`]).
     pub median_length: f64,
+    /// Their median drain-free ratio ([`Factors::drain_free`]).
     pub median_drain_free: f64,
     /// The median of the Server runs' tokens per sample: how long the benchmark's answers are.
     pub median_server_tokens_per_sample: f64,
+    /// Their median p99 time to first token as a share of its limit.
     pub median_ttft_share: f64,
+    /// Their median p99 time per output token as a share of its limit.
     pub median_tpot_share: f64,
-    /// Pairs within 5 % of a limit, by which.
+    /// Pairs whose binding limit is TTFT: p99 at [`NEAR_LIMIT`] of it or more
+    /// ([`Factors::binding`]).
     pub near_ttft: usize,
+    /// Pairs whose binding limit is TPOT.
     pub near_tpot: usize,
-    /// The median ratio of the pairs within 5 % of a limit, and of the others.
+    /// The median ratio of the pairs within 5 % of a limit; `None` when there are none.
     pub median_ratio_near: Option<f64>,
+    /// The median ratio of its other pairs with factors; `None` when there are none.
     pub median_ratio_other: Option<f64>,
-    /// Server runs at a whole-number target, and the median of `unit_share` over them.
+    /// Its Server runs at a whole-number `target_qps`.
     pub whole_targets: usize,
+    /// The median [`Factors::unit_share`] over them; `None` when there are none.
     pub median_unit_share_whole: Option<f64>,
     /// How the benchmark's gap splits between the factors, in logarithms: the sum over its
     /// pairs of ln(load), ln(drain) and ln(length), each over the sum of ln(product).
     pub log_shares: Option<[f64; 3]>,
-    /// Its pairs of CPU-only systems, and the shares without them (none where it has none).
+    /// Its pairs with factors of CPU-only systems.
     pub cpu_only_pairs: usize,
+    /// `log_shares` without those pairs; `None` where it has none, or where nothing is left to
+    /// split.
     pub log_shares_without_cpu_only: Option<[f64; 3]>,
 }
 
@@ -183,15 +218,17 @@ pub struct PairLogs {
     /// Each pair's logs and factors, by Offline row (in `pairs.csv`, not in `results.json`).
     #[serde(skip)]
     pub pairs: Vec<PairLog>,
-    /// Rows checked against a log, of the paired rows.
+    /// Paired rows checked against a pinned log.
     pub rows_checked: usize,
+    /// Paired rows in all: two per pair.
     pub rows_paired: usize,
     /// Rows whose log fails a check (see [`RowLog::passes`]).
     pub rows_failing: Vec<RowId>,
-    /// Rows whose log counts errors, or warnings, or prints a negative minimum first-token
-    /// latency.
+    /// Rows whose log counts one error or more.
     pub rows_with_errors: Vec<RowId>,
+    /// Rows whose log counts one warning or more.
     pub rows_with_warnings: Vec<RowId>,
+    /// Rows whose log prints a negative minimum first-token latency.
     pub rows_negative_min_ttft: Vec<RowId>,
     /// Pairs with no pinned log for either row, by Offline row.
     pub pairs_without_logs: Vec<RowId>,
@@ -201,19 +238,22 @@ pub struct PairLogs {
     pub whole_targets: usize,
     /// By benchmark, in the order of the analysis (lowest median ratio first).
     pub benchmarks: Vec<BenchmarkFactors>,
-    /// Over all pairs with factors: how many ran within 5 % of a limit (compared within each
-    /// benchmark only, in `benchmarks`: the benchmarks differ in how often they run there).
+    /// Pairs with factors that ran within 5 % of a limit (compared within each benchmark only, in
+    /// `benchmarks`: the benchmarks differ in how often they run there).
     pub near_limit: usize,
+    /// Pairs with factors: both logs pinned and printing every number the factors need.
     pub with_factors: usize,
     /// The benchmarks' median drain falls as their median answer length grows: ordered by the
     /// one, they stand in the reverse order of the other.
     pub drain_follows_length: bool,
-    /// Over all pairs with factors, as [`BenchmarkFactors::log_shares`], and without the pairs
-    /// of CPU-only systems.
+    /// Over all pairs with factors, as [`BenchmarkFactors::log_shares`].
     pub log_shares: Option<[f64; 3]>,
+    /// The same without the pairs of CPU-only systems; `None` when there are none.
     pub log_shares_without_cpu_only: Option<[f64; 3]>,
-    /// The pairs of CPU-only systems, and their share of the summed ln(product) of all pairs.
+    /// Pairs with factors of CPU-only systems.
     pub cpu_only_pairs: usize,
+    /// Their share of the summed ln(product) of all pairs with factors; `None` when there are none
+    /// or that sum is zero.
     pub cpu_only_share_of_gap: Option<f64>,
     /// Where each benchmark keeps the least, system by system, on the drain-free ratio (the
     /// systems with factors for every benchmark they ran).
@@ -223,9 +263,9 @@ pub struct PairLogs {
     /// Each benchmark's gap to the other benchmarks of the same systems, taken apart into the
     /// factors, in the order of `benchmarks`.
     pub deficits: Vec<Deficit>,
-    /// Pairs with factors whose Server run reports more than its Offline run, and of those, the
-    /// ones scheduled above the Offline rate (load above 1).
+    /// Pairs with factors whose ratio is above 1: the Server run reports more than the Offline run.
     pub over_100: usize,
+    /// Of those, the pairs scheduled above the Offline rate (load above 1).
     pub over_100_load_above: usize,
 }
 
@@ -235,7 +275,10 @@ pub struct PairLogs {
 /// the length's differences.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Deficit {
+    /// The benchmark whose gap is taken apart.
     pub benchmark: String,
+    /// Systems that ran it beside another benchmark, with factors for each pair and each benchmark
+    /// once.
     pub systems: usize,
     /// The comparisons with another benchmark of the same system.
     pub comparisons: usize,
@@ -263,14 +306,20 @@ pub struct SharedTargets {
 /// Two pairs or more of one configuration and benchmark at one Server target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TargetGroup {
+    /// The benchmark the group's pairs ran.
     pub benchmark: String,
     /// The configuration, its accelerator (or processor) spelled as most of the group's pairs
     /// spell it.
     pub configuration: String,
+    /// The Server target the pairs share (`target_qps`), as the first pair's log prints it.
     pub target_qps: String,
+    /// Pairs in the group.
     pub pairs: usize,
+    /// The organisations that submitted them, sorted, each once.
     pub organizations: Vec<String>,
+    /// The lowest Server/Offline ratio in the group.
     pub min_ratio: f64,
+    /// The highest Server/Offline ratio in the group.
     pub max_ratio: f64,
     /// The ratios of the other pairs of the configuration and benchmark, when there are any:
     /// least and most.

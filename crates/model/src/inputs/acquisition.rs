@@ -20,8 +20,12 @@ pub const DEFAULT_MIRROR: &str = "../shared/upstream";
 /// Where an input's verified bytes came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
+    /// Read from the verified cache, at this path.
     Cache(PathBuf),
+    /// Read from the local mirror, at this path, then stored in the cache.
     Mirror(PathBuf),
+    /// Downloaded from this URL (the pinned one, or its rewrite onto `download_base`), then stored
+    /// in the cache.
     Download(String),
 }
 
@@ -38,8 +42,11 @@ impl fmt::Display for Origin {
 /// An input whose bytes matched its pin.
 #[derive(Debug, Clone)]
 pub struct VerifiedInput {
+    /// The manifest's pin the bytes matched.
     pub pin: PinnedInput,
+    /// The file's verified bytes.
     pub bytes: Vec<u8>,
+    /// Where the bytes were read from.
     pub origin: Origin,
     /// SHA-256 computed from `bytes` (equal to the pin's).
     pub sha256: HexDigest,
@@ -64,11 +71,14 @@ impl VerifiedInput {
 /// Every pinned input, verified, in manifest order.
 #[derive(Debug, Clone)]
 pub struct Inputs {
+    /// The manifest the inputs were acquired from, its lists' files included.
     pub manifest: InputManifest,
+    /// Every pinned input, verified, in manifest order.
     pub files: Vec<VerifiedInput>,
 }
 
 impl Inputs {
+    /// The verified inputs of `kind`, in manifest order.
     pub fn of_kind(&self, kind: InputKind) -> impl Iterator<Item = &VerifiedInput> {
         self.files.iter().filter(move |f| f.pin.kind == kind)
     }
@@ -96,6 +106,7 @@ impl Inputs {
 /// Where to look for inputs.
 #[derive(Debug, Clone)]
 pub struct AcquireOptions {
+    /// The verified cache folder: where inputs are looked for first, and stored once verified.
     pub cache_dir: PathBuf,
     /// A local mirror; `None` skips the mirror step.
     pub mirror: Option<PathBuf>,

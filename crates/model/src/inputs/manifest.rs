@@ -22,13 +22,19 @@ pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InputKind {
+    /// A round's results summary as CSV (v6.1's `summary.csv`).
     SummaryCsv,
+    /// The same rows as a JSON object keyed by row ID (v6.1's `summary.json`).
     SummaryJson,
     /// A round's results summary as one JSON array of rows (v5.1's `summary_results.json`);
     /// `data/rounds.json` names it.
     SummaryArray,
+    /// The licence text of the inputs from its repository (mlcommons/inference's `LICENSE.md`),
+    /// which the page names and the bundle carries.
     License,
+    /// A run's LoadGen summary log (`mlperf_log_summary.txt`) from a results tree.
     LoadgenSummary,
+    /// A run's accuracy report (`accuracy.txt`) from a results tree.
     Accuracy,
     /// A file a reviewer needs to check a rule or definition the article relies on (the
     /// submission checker's constants, LoadGen's scenario header, the README files).
@@ -41,6 +47,7 @@ pub enum InputKind {
 pub struct PinnedInput {
     /// Logical name, unique in the manifest.
     pub name: String,
+    /// The role the file plays in the pipeline (JSON `kind`, such as `loadgen-summary`).
     pub kind: InputKind,
     /// Where the project keeps the file, relative to its cache folder (`data/upstream/`, which is
     /// also the bundle's layout): a short path a reader can navigate.
@@ -53,8 +60,11 @@ pub struct PinnedInput {
     pub path: String,
     /// HTTPS URL of the file at that commit.
     pub url: String,
+    /// The file's size in bytes.
     pub size: u64,
+    /// The SHA-256 of the file's bytes.
     pub sha256: HexDigest,
+    /// The git blob SHA-1 of the file's bytes: the id git gives the file at the pinned commit.
     pub git_blob_sha1: HexDigest,
     /// SPDX licence identifier.
     pub license: String,
@@ -114,6 +124,8 @@ impl PinnedInput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputManifest {
+    /// A paragraph on what the manifest holds, for the reader of the JSON file; not used by the
+    /// build.
     pub about: String,
     /// Fixed timestamp (RFC 3339, UTC) used for every zip entry when `SOURCE_DATE_EPOCH` is unset.
     pub source_date: String,
@@ -122,6 +134,7 @@ pub struct InputManifest {
     /// once [`InputManifest::add_list`] has read each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lists: Vec<ListPin>,
+    /// Every pinned input: the manifest's own entries, then the files of its lists once added.
     pub inputs: Vec<PinnedInput>,
     /// How many of [`InputManifest::inputs`], at their end, came from the lists.
     #[serde(skip)]
@@ -138,7 +151,9 @@ pub struct InputManifest {
 pub struct ListPin {
     /// Relative to the project's root.
     pub path: String,
+    /// The list file's size in bytes.
     pub size: u64,
+    /// The SHA-256 of the list file's bytes.
     pub sha256: HexDigest,
 }
 
@@ -392,6 +407,7 @@ impl InputManifest {
         ratios_base::calendar::parse_rfc3339_utc(&self.source_date).unwrap_or(0)
     }
 
+    /// The pins of `kind`, in manifest order.
     pub fn of_kind(&self, kind: InputKind) -> impl Iterator<Item = &PinnedInput> {
         self.inputs.iter().filter(move |p| p.kind == kind)
     }

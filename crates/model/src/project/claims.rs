@@ -39,6 +39,7 @@ impl std::fmt::Display for ClaimId {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
+    /// The claim's id, as the prose cites it.
     pub id: ClaimId,
     /// What the prose says, in the register's own words (for reviewers; not printed).
     pub says: String,
@@ -54,21 +55,33 @@ pub struct Claim {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimRegister {
+    /// A paragraph on what the register holds, for the reader of the JSON file; not used by the
+    /// build.
     pub about: String,
+    /// The claims the prose may cite, each with the input and the lines that bear it out.
     pub claims: Vec<Claim>,
 }
 
 /// A claim checked against its pinned input: what a source note prints.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Note {
+    /// The claim's id, as the prose cites it.
     pub id: ClaimId,
+    /// What the prose says, in the register's own words.
     pub says: String,
+    /// The GitHub repository of the pinned input (`<owner>/<repo>`).
     pub repository: String,
+    /// The full commit hash the input is pinned at.
     pub commit: String,
+    /// The input's path in that repository.
     pub path: String,
+    /// The pinned input's name in `data/inputs.json`.
     pub input: String,
+    /// The first line cited, 1-based.
     pub first_line: u32,
+    /// The last line cited, 1-based and inclusive.
     pub last_line: u32,
+    /// The words found at those lines, fragment by fragment, as the claim gives them.
     pub words: Vec<String>,
     /// The lines at the pinned commit on GitHub.
     pub url: String,

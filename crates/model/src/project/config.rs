@@ -16,8 +16,11 @@ pub struct PairSelector {
     pub id: String,
     /// Short label shown in the figure and the tables.
     pub label: String,
+    /// The `Organization` the pair's rows must have, exactly.
     pub organization: String,
+    /// The `Platform` (results folder) the pair's rows must have, exactly.
     pub platform: String,
+    /// The `Model` label the pair's rows must have, exactly.
     pub model: String,
 }
 
@@ -25,7 +28,9 @@ pub struct PairSelector {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpanSelector {
+    /// The `Organization` of the system whose highlights form the span group.
     pub organization: String,
+    /// That system's `Platform` (results folder).
     pub platform: String,
 }
 
@@ -33,12 +38,16 @@ pub struct SpanSelector {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArticleConfig {
+    /// The page's title: its heading, `<title>`, and the citation and social tags.
     pub title: String,
+    /// The page's summary: its meta description and the social tags' copies of it.
     pub description: String,
     /// Absolute URL the page is published at; every other absolute URL of the page derives from
     /// it (og:url, the JSON-LD, printed link addresses).
     pub canonical_url: String,
+    /// The name of the site the page belongs to, in the site header and `og:site_name`.
     pub site_name: String,
+    /// The author's name, in the byline and the citation metadata.
     pub author: String,
     /// What the author did, as the byline says it: `<credit> by <author>`.
     pub credit: String,
@@ -56,8 +65,11 @@ pub struct ArticleConfig {
     pub license_name: String,
     /// Its SPDX identifier (`Apache-2.0`), for CITATION.cff and the RO-Crate.
     pub license_id: String,
+    /// The address of the licence's text, which the footer links.
     pub license_url: String,
+    /// The pairs the article highlights, in the order the figure and the tables show them.
     pub highlights: Vec<PairSelector>,
+    /// The system whose highlights give the spread the lede reports.
     pub span: SpanSelector,
     /// The article's DOI (`10.<registrant>/<suffix>`), once one is registered: the reference
     /// line, BibTeX, JSON-LD, Google Scholar tags, CITATION.cff and the RO-Crate then carry it.

@@ -15,10 +15,16 @@ pub(crate) const FACTS_PATH: &str = "sources/mlperf-checker-facts.json";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FactSource {
+    /// The GitHub repository of the checker's source (`mlcommons/inference`).
     pub repository: String,
+    /// The full 40-digit commit hash the facts were read at.
     pub commit: String,
+    /// The source file's path in the repository
+    /// (`tools/submission/submission_checker/constants.py`).
     pub path: String,
+    /// The git blob SHA-1 of that file, which must equal the pinned input's.
     pub git_blob_sha1: String,
+    /// The file's address on GitHub at that commit.
     pub url: String,
 }
 
@@ -43,10 +49,17 @@ impl FactSource {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricBound {
+    /// The checker's name of the metric (`ROUGE1`, `TOKENS_PER_SAMPLE`).
     pub metric: String,
+    /// The reference implementation's value of the metric, which the bound is set from.
     pub reference: f64,
+    /// The share of the reference the checker requires (`0.999`) or allows at most (`1.1`); `None`
+    /// when the bound is the reference itself.
     pub multiplier: Option<f64>,
+    /// The bound: `reference × multiplier`, as Python computes it.
     pub value: f64,
+    /// The line of the checker's source that holds the reference (the metric's name is on it or the
+    /// line before).
     pub line: u32,
 }
 
@@ -54,8 +67,11 @@ pub struct MetricBound {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyLimits {
+    /// The limit on the p99 time to first token, in nanoseconds.
     pub ttft_ns: u64,
+    /// The limit on the p99 time per output token, in nanoseconds.
     pub tpot_ns: u64,
+    /// The line of the checker's source that holds both limits, the one after the scenario's key.
     pub line: u32,
 }
 
@@ -63,7 +79,9 @@ pub struct LatencyLimits {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogField {
+    /// The key the checker reads the throughput under (`result_tokens_per_second`).
     pub field: String,
+    /// The line of the checker's source that maps the scenario to that key.
     pub line: u32,
 }
 
@@ -72,12 +90,15 @@ pub struct LogField {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFacts {
-    /// The accuracy bounds (for the benchmarks of the article's round; a model only an earlier
-    /// round ran has its latency limits alone).
+    /// The lower bounds on accuracy metrics, each to be reached (for the benchmarks of the
+    /// article's round; a model only an earlier round ran has its latency limits alone).
     #[serde(default)]
     pub accuracy_targets: Vec<MetricBound>,
+    /// The upper limits on accuracy metrics, none to be exceeded (`TOKENS_PER_SAMPLE` at most 1.1 ×
+    /// the reference); empty likewise for a model only an earlier round ran.
     #[serde(default)]
     pub accuracy_upper_limits: Vec<MetricBound>,
+    /// The Server scenario's TTFT and TPOT limits, which the p99s must lie strictly below.
     pub server_latency_limits: LatencyLimits,
     /// `None` for a model the checker gives no Interactive limits (v5.1's mixtral-8x7b).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,8 +112,11 @@ pub struct ModelFacts {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportKey {
+    /// The checker's name of the metric (`ROUGE1`).
     pub metric: String,
+    /// The key `accuracy.txt` prints it under (`rouge1`).
     pub key: String,
+    /// The line of the checker's source that maps the key to the metric.
     pub line: u32,
 }
 
@@ -100,10 +124,16 @@ pub struct ReportKey {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckerFacts {
+    /// A paragraph on what the facts are and how the checker applies them, for the reader of the
+    /// JSON file; not used by the build.
     pub about: String,
+    /// The checker source every fact was read from, which the input manifest must pin.
     pub source: FactSource,
+    /// The round the facts are the checker's for (`v6.1`), which must be the summary's.
     pub round: String,
+    /// How `accuracy.txt` names each metric the checker knows.
     pub accuracy_report_keys: Vec<ReportKey>,
+    /// The facts of each model, keyed by benchmark name (`MlperfModel`, such as `llama2-70b-99.9`).
     pub models: BTreeMap<String, ModelFacts>,
 }
 

@@ -35,12 +35,17 @@ const MAX_PROJECT_FILE: u64 = 4 << 20;
 /// Everything the build takes from the project folder.
 #[derive(Debug, Clone)]
 pub struct Project {
+    /// The project's root folder, which every project file's path is relative to.
     pub root: PathBuf,
+    /// The article's prose (`content/article.md`), its `{{...}}` placeholders not yet filled.
     pub prose: String,
     /// The data page's prose: its long tables, each under its heading.
     pub data_prose: String,
+    /// The page settings and highlight selectors (`content/article.json`).
     pub config: ArticleConfig,
+    /// The input manifest (`data/inputs.json`), with the files of its lists added.
     pub manifest: InputManifest,
+    /// The submission checker's limits and targets (`sources/mlperf-checker-facts.json`).
     pub facts: CheckerFacts,
     /// The statements of fact the prose cites, each with its pinned source lines.
     pub claims: ClaimRegister,
@@ -106,8 +111,6 @@ impl Project {
     ];
 }
 
-/// The input manifest `text` (read from `name`), with the files of its list, which is read from
-/// the project at `root`.
 /// `text`, the prose of `name`, unless it holds a character that would make the page show
 /// something other than what its words say: a bidirectional control or isolate (U+202E shows
 /// the text after it reversed), or another invisible character. Refused as in the data and the
@@ -129,6 +132,8 @@ fn shown_as_written(name: &str, text: String) -> Result<String> {
     Ok(text)
 }
 
+/// The input manifest `text` (read from `name`), with the files of its list, which is read from
+/// the project at `root`.
 fn load_manifest(root: &Path, name: &str, text: &str) -> Result<InputManifest> {
     let mut manifest = InputManifest::parse(name, text)?;
     for list in manifest.lists.clone() {

@@ -21,6 +21,8 @@ pub const ROUNDS_PATH: &str = "data/rounds.json";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rounds {
+    /// A paragraph on what a declaration holds, for the reader of the JSON file; not used by the
+    /// build.
     pub about: String,
     /// The article's round first, then the rounds it is compared with.
     pub rounds: Vec<RoundSpec>,
@@ -33,10 +35,18 @@ pub enum SummarySpec {
     /// A CSV file and a JSON object of the same rows keyed by row id, cross-checked cell by
     /// cell (v6.1's `summary.csv` and `summary.json`). Their columns are the schema's fields,
     /// in its order, under the names `fields` gives them.
-    CsvJson { csv: String, json: String },
+    CsvJson {
+        /// The pinned input name of the CSV file (`summary.csv`).
+        csv: String,
+        /// The pinned input name of the JSON file (`summary.json`).
+        json: String,
+    },
     /// One JSON array of row objects (v5.1's `summary_results.json`); a row is named by its
     /// 0-based place in the array.
-    JsonArray { file: String },
+    JsonArray {
+        /// The pinned input name of the array's file (`v5.1 summary_results.json`).
+        file: String,
+    },
 }
 
 impl SummarySpec {
@@ -57,7 +67,11 @@ pub enum FieldSource {
     Field(String),
     /// The product of two other fields of the schema, both whole numbers (v5.1 has no
     /// `total_accelerators`; the checker computes it as nodes × accelerators per node).
-    Product { product: [String; 2] },
+    Product {
+        /// The schema names of the two fields multiplied (`number_of_nodes`,
+        /// `accelerators_per_node`).
+        product: [String; 2],
+    },
     /// The round's summary has no such field: every row holds an empty value.
     Absent(Absent),
 }
@@ -83,7 +97,11 @@ impl From<Absent> for () {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogSpec {
+    /// The name of the results repository whose pinned copies hold the logs
+    /// (`inference_results_v6.1`), whatever its owner.
     pub tree: String,
+    /// Each row's log path in that repository, `{location}` standing for the row's `Location`
+    /// without its leading `./`.
     pub path: String,
 }
 
@@ -93,6 +111,7 @@ pub struct LogSpec {
 pub struct RoundSpec {
     /// The round's name, as its rows' `version` field writes it (`v6.1`).
     pub round: String,
+    /// The round's summary: its format and the pinned inputs it is read from.
     pub summary: SummarySpec,
     /// Every field of the schema, by its schema name, and how the round's summary gives it.
     pub fields: BTreeMap<String, FieldSource>,
@@ -110,6 +129,7 @@ pub struct RoundSpec {
     /// accelerator count of a system without accelerators empty, where v6.1 writes 0.
     #[serde(default)]
     pub zero_when_missing: BTreeMap<String, String>,
+    /// Where the round's LoadGen summary logs lie.
     pub logs: LogSpec,
     /// Benchmarks that are one model at two accuracy targets, the laxer first: a system's pair
     /// on the laxer one with the same Offline and Server results as its pair on the stricter one

@@ -20,10 +20,10 @@ use ratios_base::text::excerpt;
 const EXCERPT: usize = 200;
 
 macro_rules! fields {
-    ($($variant:ident => $name:literal),+ $(,)?) => {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal),+ $(,)?) => {
         /// A column of the results summary, in file order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Field { $($variant),+ }
+        pub enum Field { $($(#[$doc])* $variant),+ }
 
         impl Field {
             /// Every field, in the order both files use.
@@ -38,36 +38,76 @@ macro_rules! fields {
 }
 
 fields! {
+    /// The submitting organisation (`NVIDIA`).
     Organization => "Organization",
+    /// Whether the system is `available`, in `preview` or `rdi` (research, development or
+    /// internal); the article keeps `available`.
     Availability => "Availability",
+    /// The division, `closed` or `open`; the article keeps `closed`.
     Division => "Division",
+    /// The system category, `datacenter` or `edge`; the article keeps `datacenter`.
     SystemType => "SystemType",
+    /// The system's name as the submitter gives it, which the article shows.
     SystemName => "SystemName",
+    /// The system's results folder in the round's tree (`B300-SXM-270GBx8_TRT`).
     Platform => "Platform",
+    /// The model label the submitter wrote (`wan-2.2-t2v-a14b`), which may differ from the
+    /// benchmark's name.
     Model => "Model",
+    /// The benchmark the result counts under (`llama2-70b-99.9`, `text_to_video`), by which the
+    /// analysis groups the pairs.
     MlperfModel => "MlperfModel",
+    /// The run's scenario as written (`Offline`, `Server`, `Interactive`, `SingleStream`, ...); the
+    /// analysis compares the first three ([`Scenario`]).
     Scenario => "Scenario",
+    /// The run's result in the row's `Units` (tokens per second for the article's rows); the
+    /// analysis reads the CSV's full-precision text.
     Result => "Result",
+    /// The accuracy the run reached, as `NAME: value` pairs (`ROUGE1: 44.4`).
     Accuracy => "Accuracy",
+    /// How many nodes the system has.
     NumberOfNodes => "number_of_nodes",
+    /// The host processor's model name (`AMD EPYC 9575F`).
     HostProcessorModelName => "host_processor_model_name",
+    /// How many host processors each node holds.
     HostProcessorsPerNode => "host_processors_per_node",
+    /// The host processor's core count, as the system description gives it.
     HostProcessorCoreCount => "host_processor_core_count",
+    /// The accelerator's model name (`NVIDIA B300-SXM-270GB`); null (`N/A`) for a system without
+    /// accelerators.
     AcceleratorModelName => "accelerator_model_name",
+    /// How many accelerators each node holds; 0 for a CPU-only system.
     AcceleratorsPerNode => "accelerators_per_node",
+    /// The accelerators of all nodes together; 0 for a CPU-only system.
     TotalAccelerators => "total_accelerators",
+    /// The run's folder in the round's results tree
+    /// (`./closed/<org>/results/<system>/<benchmark>/<scenario>/performance/run_1` in v6.1), where
+    /// its logs lie.
     Location => "Location",
+    /// The software the submitter lists, separated by commas (`TensorRT 10.14, CUDA 13.1`).
     Framework => "framework",
+    /// The operating system the system ran (`Ubuntu 24.04`).
     OperatingSystem => "operating_system",
+    /// The submitter's free-text notes on the system (`B300 TGP 1100W`).
     Notes => "notes",
+    /// A second division column, `closed` or `open`, equal to `Division` on every v6.1 row.
     Compliance => "compliance",
+    /// The error count the summary records for the result; the article keeps 0.
     Errors => "errors",
+    /// The MLPerf round the row belongs to (`v6.1`).
     Version => "version",
+    /// 1 when the row's scenario is not the one its LoadGen log records (every Interactive row,
+    /// logged as Server, and some others), else 0.
     Inferred => "inferred",
+    /// Whether the result comes with power measurements; the article keeps `False`.
     HasPower => "has_power",
+    /// The unit of `Result` (`Tokens/s`, `Samples/s`, `Queries/s`); the article keeps `Tokens/s`.
     Units => "Units",
+    /// The numeric formats of the model's weights (`fp4`, `fp8`).
     WeightDataTypes => "weight_data_types",
+    /// The system's design power in watts, where given; the article keeps rows where it is null.
     DesignPowerWatts => "design_power_watts",
+    /// An identifier column that every v6.1 row leaves empty.
     PrivateId => "PrivateID",
 }
 
@@ -109,11 +149,15 @@ impl From<RowId> for String {
 /// `Text` carries no copy of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Typed {
+    /// JSON `null`; the CSV spells it empty, `None` or `N/A`.
     Null,
+    /// A JSON boolean; the CSV spells it `True` or `False`.
     Bool(bool),
+    /// A JSON integer, which the CSV writes as the same whole number.
     Int(i64),
     /// A non-integer number, stored as its IEEE bits so the value can key a hash map.
     Float(u64),
+    /// A JSON string, equal to the cell's raw CSV text.
     Text,
 }
 
@@ -122,8 +166,13 @@ pub enum Typed {
 /// latency limits, so a log's scenario is only ever Offline or Server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Scenario {
+    /// LoadGen sends every sample at the start; the result is the throughput with no latency limit.
     Offline,
+    /// Queries arrive at random times at the rate the submitter sets, and the p99 latencies must
+    /// stay below the benchmark's limits.
     Server,
+    /// A Server run under the benchmark's tighter Interactive latency limits, a summary row of its
+    /// own.
     Interactive,
 }
 
@@ -138,6 +187,7 @@ impl Scenario {
         }
     }
 
+    /// The scenario's name as the summary and the LoadGen logs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Scenario::Offline => "Offline",
@@ -156,7 +206,9 @@ impl fmt::Display for Scenario {
 /// One cell: the raw CSV string and the JSON file's typed value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cell<'a> {
+    /// The cell's text in the CSV file, as written.
     pub raw: &'a str,
+    /// The cell's value in the JSON file; a string is [`Typed::Text`], the same text as `raw`.
     pub typed: Typed,
 }
 
@@ -180,6 +232,8 @@ impl Cell<'_> {
 /// order its declaration lists them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {
+    /// The row's ID: its key in `summary.json` and its 0-based place in `summary.csv` (for a
+    /// JSON-array round, its place in the array).
     pub id: RowId,
     raw: RawRecord,
     typed: [Typed; FIELD_COUNT],
@@ -233,6 +287,7 @@ impl RawRecord {
 }
 
 impl SummaryRow {
+    /// The cell of field `f`: its raw text and its typed value.
     pub fn cell(&self, f: Field) -> Cell<'_> {
         Cell {
             raw: self.raw(f),
@@ -240,11 +295,13 @@ impl SummaryRow {
         }
     }
 
+    /// The raw CSV text of field `f`.
     pub fn raw(&self, f: Field) -> &str {
         // The loader checked that every record has FIELD_COUNT fields.
         self.raw.get(f as usize)
     }
 
+    /// The JSON file's typed value of field `f`.
     pub fn typed(&self, f: Field) -> Typed {
         self.typed[f as usize]
     }
@@ -262,6 +319,7 @@ impl SummaryRow {
         self.typed(f) == Typed::Text && self.raw(f) == s
     }
 
+    /// Every cell of the row with its field, in the schema's order.
     pub fn cells(&self) -> impl Iterator<Item = (Field, Cell<'_>)> {
         Field::ALL.iter().map(move |&f| (f, self.cell(f)))
     }
@@ -276,6 +334,7 @@ impl SummaryRow {
 /// A round's summary, loaded and checked.
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// Every result row, in file order.
     pub rows: Vec<SummaryRow>,
     /// The file errors about a row name (`summary.csv`, or the round's pinned summary).
     pub file: String,
@@ -346,7 +405,9 @@ impl Summary {
 /// Names used for the two files in error messages.
 #[derive(Debug, Clone, Copy)]
 pub struct FileNames<'a> {
+    /// The CSV file's name (`summary.csv` by default).
     pub csv: &'a str,
+    /// The JSON file's name (`summary.json` by default).
     pub json: &'a str,
 }
 

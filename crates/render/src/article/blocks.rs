@@ -131,8 +131,13 @@ struct ListRow<'a> {
 /// One row of the downloads table: a published file, with its size and SHA-256 from the bytes
 /// written, where they can be known when the page is made.
 pub struct Download {
+    /// The published file the row links.
     pub file: OutputFile,
+    /// Its size in bytes with thousands separators (`12,912,345`); `None` for the validation
+    /// report, made after the page.
     pub size: Option<String>,
+    /// The SHA-256 of its bytes; `None` for SHA256SUMS and the validation report, made after
+    /// the page.
     pub sha256: Option<ratios_base::digest::HexDigest>,
 }
 

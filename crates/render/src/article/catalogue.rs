@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 /// Inline values by name, and the names the data could not provide, with the reason.
 #[derive(Debug, Default, Clone)]
 pub struct Values {
+    /// Each value the prose may insert as `{{name}}`, by name, as plain text (escaped when
+    /// inserted).
     pub values: BTreeMap<String, String>,
+    /// Each name the data could not provide, with the reason, which the build gives when the
+    /// prose uses it.
     pub unavailable: BTreeMap<String, String>,
 }
 
@@ -19,6 +23,7 @@ impl Values {
         self.unavailable.insert(name.into(), why.into());
     }
 
+    /// The value named `name`, or `None` when the data provide none.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.values.get(name).map(String::as_str)
     }

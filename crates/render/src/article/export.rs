@@ -128,7 +128,9 @@ pub fn spreadsheet_safe(cell: &str) -> String {
 /// `Location` folder.
 #[derive(Debug, Clone, Copy)]
 pub struct ResultsTree<'a> {
+    /// The GitHub repository of the round's summary, as `<owner>/<repo>`.
     pub repository: &'a str,
+    /// The commit its summary is pinned at, at which the links open each folder.
     pub commit: &'a str,
 }
 
@@ -205,8 +207,11 @@ fn write_csv(
 /// results tree lives.
 #[derive(Clone, Copy)]
 pub struct RoundTable<'a> {
+    /// The round's analysis: its pairs and their ratios.
     pub analysis: &'a Analysis,
+    /// Its pairs checked against their LoadGen logs.
     pub logs: &'a PairLogs,
+    /// Where its results tree lives, for each row's folder link.
     pub tree: ResultsTree<'a>,
 }
 

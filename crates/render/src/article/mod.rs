@@ -36,23 +36,33 @@ pub use export::{
 
 /// Everything the article is rendered from.
 pub struct ArticleData<'a> {
+    /// The article's settings (`content/article.json`): title, author, URLs, highlights.
     pub config: &'a ArticleConfig,
+    /// The analysis of the article's round: its pairs, ratios and findings.
     pub analysis: &'a Analysis,
+    /// The pairs the settings highlight (figure 3's bars) and the spread of the span group.
     pub highlights: &'a Highlights,
+    /// The highlighted rows checked against their LoadGen logs, accuracy reports and the rules.
     pub checks: &'a Checks,
     /// Every pair checked against its LoadGen logs, and its ratio taken apart.
     pub logs: &'a ratios_model::evidence::pair_logs::PairLogs,
+    /// The input manifest (`data/inputs.json`), whose pins the page lists.
     pub manifest: &'a InputManifest,
+    /// The submission checker's facts the checks apply (`sources/mlperf-checker-facts.json`).
     pub facts: &'a CheckerFacts,
     /// The checked claims the prose may cite.
     pub notes: &'a [Note],
+    /// The vendoring plan (`data/vendor.json`): the platforms the offline rebuild covers and
+    /// the crates the bundle carries as stubs.
     pub vendor_plan: &'a ratios_model::project::vendor_plan::Plan,
     /// Both figures in both layouts.
     pub figures: &'a Figures,
     /// Every round `data/rounds.json` declares, the earlier rounds' results, and the article's
     /// round against each.
     pub rounds: &'a ratios_model::project::rounds::Rounds,
+    /// Each earlier round's summary, analysis and pairs' logs.
     pub previous: &'a [ratios_model::across::RoundResults],
+    /// The article's round against each earlier one, earlier round first.
     pub across: &'a [ratios_model::across::AcrossRounds],
     /// The rows of the downloads table.
     pub downloads: &'a [blocks::Download],
@@ -146,7 +156,9 @@ fn card_url(config: &ArticleConfig) -> String {
 
 /// The two published pages: the article and its data page.
 pub struct Pages {
+    /// The HTML of `article.html`.
     pub article: String,
+    /// The HTML of `data.html`, the article's companion page of long tables.
     pub data: String,
 }
 
@@ -174,7 +186,6 @@ fn standfirst(body: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// Renders the article from `prose` and its data page from `data_prose`.
 /// Stands in the byline until the narrative it times is rendered.
 const READING_TIME_MARKER: &str = "<!-- scenario-ratios: reading time -->";
 
@@ -194,6 +205,7 @@ fn reading_time(html: &str) -> String {
     format!("{} min read", words.div_ceil(READING_PACE).max(1))
 }
 
+/// Renders the article from `prose` and its data page from `data_prose`.
 pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<Pages> {
     if let Some((name, round)) = data.config.other_round(&data.analysis.round) {
         return Err(Error::Config {

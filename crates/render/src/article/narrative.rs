@@ -13,7 +13,10 @@ pub const APPENDIX: &str = "Method";
 /// One paragraph, list item or caption.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
+    /// Whether it lies in the narrative, from the dek to the heading that opens the Method
+    /// appendix: the part the reading time counts.
     pub narrative: bool,
+    /// Its text as a reader reads it, citation numbers and heading links left out.
     pub text: String,
 }
 

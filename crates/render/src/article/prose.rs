@@ -38,8 +38,11 @@ const ONCE: [&str; 2] = [CONTENTS_BLOCK, NOTES_BLOCK];
 /// text as HTML, collected from the Markdown events as they are rendered.
 #[derive(Debug)]
 pub struct Rendered {
+    /// The prose as HTML, every placeholder replaced and every block in place.
     pub html: String,
+    /// The ids of the claims it cites, in the order of their first citation: note 1 first.
     pub cited: Vec<ClaimId>,
+    /// Each level-2 heading with an id, as (id, its text escaped for HTML), in order.
     pub sections: Vec<(String, String)>,
 }
 

@@ -53,6 +53,8 @@ pub(crate) const SIGNIFICANCE: f64 = 0.01;
 pub(crate) const UNIT_SIGNIFICANCE: f64 = 0.05;
 
 impl SplitVerdict {
+    /// The verdict of the split `s`, its F tests read at 1 %; [`SplitVerdict::Untested`] when
+    /// there is none.
     pub fn of(s: Option<&Split>) -> SplitVerdict {
         let Some(s) = s else {
             return SplitVerdict::Untested;

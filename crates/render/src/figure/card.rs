@@ -21,6 +21,7 @@ const OUTPUT: &str = ratios_base::layout::OutputFile::Card.path();
 
 /// The card's size in pixels: what link previews (Open Graph, X's large card) expect.
 pub const WIDTH: u32 = 1200;
+/// The card's height in pixels, for the 1.91:1 ratio of those previews.
 pub const HEIGHT: u32 = 630;
 
 /// Colours of the light scheme of the figures (`templates/svg-rules.css`).

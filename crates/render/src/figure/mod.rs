@@ -89,19 +89,28 @@ impl Layout {
 /// The six figures in both layouts.
 #[derive(Debug, Clone)]
 pub struct Figures {
-    /// Figure 5, the earlier round beside the article's, in both layouts: `None` without an
+    /// Figure 4, the earlier round beside the article's, in both layouts: `None` without an
     /// earlier round that shares a benchmark.
     pub rounds: Option<(Svg, Svg)>,
     /// Figure 5, the benchmarks' medians under Server and Interactive limits on the same
     /// systems, when a benchmark has both.
     pub interactive: Option<(Svg, Svg)>,
+    /// Figure 3, the highlighted pairs' bars, wide: inline on desktops and in print, and the
+    /// standalone `scenario-ratios.svg`.
     pub highlights: Svg,
+    /// Figure 3 laid out for phones, labels above the bars.
     pub highlights_narrow: Svg,
+    /// Figure 6, every pair as one mark, wide: inline, and the standalone `ratios-by-model.svg`.
     pub pairs: Svg,
+    /// Figure 6 laid out for phones.
     pub pairs_narrow: Svg,
+    /// Figure 1, every system's ratio on each benchmark it ran, wide.
     pub systems: Svg,
+    /// Figure 1 laid out for phones.
     pub systems_narrow: Svg,
+    /// Figure 2, the load against the ratio, from the pairs' LoadGen logs, wide.
     pub factors: Svg,
+    /// Figure 2 laid out for phones.
     pub factors_narrow: Svg,
 }
 
@@ -227,8 +236,9 @@ pub(crate) struct LegendItem {
 pub enum LegendKind {
     /// The 100 % line of figures 3 and 6.
     Reference,
+    /// A dot of figure 6, labelled "matched pair".
     Mark,
-    MarkHighlighted,
+    /// An open diamond, labelled "CPU-only system": a system without accelerators.
     MarkCpuOnly,
 }
 
@@ -258,20 +268,31 @@ fn legend(layout: Layout, y: f64, entries: &[(LegendKind, f64)]) -> (Vec<LegendI
 
 /// One bar of figure 3, with its label and value already placed.
 pub struct Bar {
+    /// The top of the bar, in the figure's SVG units.
     pub y: f64,
+    /// Its length from the plot's left edge to the pair's ratio on the axis, in SVG units.
     pub width: f64,
+    /// The model's name, cut to fit the room beside (wide) or above (narrow) the bar.
     pub label: String,
+    /// Where the label stands: its anchor's x, in SVG units.
     pub label_x: f64,
+    /// The label's baseline, in SVG units.
     pub label_y: f64,
+    /// Whether the label ends at `label_x` (wide, left of the bar) rather than starting there.
     pub label_end: bool,
     /// The pair's system and model in full, for the text description.
     pub system: String,
+    /// The pair's model in full, as the summary names it.
     pub model: String,
     /// The value, in the column right of the plot, where no line crosses it.
     pub value: String,
+    /// The x where the value starts, past the plot's right edge, in SVG units.
     pub value_x: f64,
+    /// The value's baseline, level with the bar's middle, in SVG units.
     pub value_y: f64,
+    /// The bar's hover text: the pair's system, model, both throughputs, ratio and row IDs.
     pub tooltip: String,
+    /// Whether the Server run passed its Offline throughput (a ratio above 100 %).
     pub over_100: bool,
     /// The benchmark's place in the analysis's order: its colour, as in figures 1 and 2.
     pub k: usize,
@@ -523,6 +544,7 @@ use framed;
 
 /// A figure's title, on one line (wide) or two (narrow), each with its baseline.
 pub struct Title {
+    /// Each line of the title with its baseline in SVG units: one line wide, up to two narrow.
     pub lines: Vec<(String, f64)>,
 }
 
@@ -762,9 +784,12 @@ pub struct Mark {
     /// Its outline as path data: a circle, or for a CPU-only system a diamond. The marks of one
     /// kind are drawn as one path, so the page holds a few elements, not one per pair.
     pub d: String,
+    /// Whether the pair is one of the highlights, drawn larger (the span's system as a circle,
+    /// any other as a square).
     pub highlighted: bool,
     /// A system without accelerators, drawn as an open diamond.
     pub cpu_only: bool,
+    /// The hover text of a highlighted mark in the wide drawing; empty for every other mark.
     pub tooltip: String,
 }
 

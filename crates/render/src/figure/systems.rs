@@ -115,10 +115,15 @@ pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<System
 
 /// A system of figure 1 and its ratios by benchmark (index in the analysis's order, ratio).
 pub struct SystemRatios {
+    /// The system as the article names it: its name, and its organisation when the name does
+    /// not carry it.
     pub name: String,
     /// The organisation first, then the system's name: what the drawing's row shows, cut to fit.
     pub label: String,
+    /// Whether it is a system of the span group's highlights, which figure 1 shades.
     pub highlighted: bool,
+    /// Its ratio (Server ÷ Offline, a fraction) on each benchmark it ran, by the benchmark's
+    /// index in the analysis's order, lowest median first.
     pub ratios: Vec<(usize, f64)>,
 }
 

@@ -28,13 +28,28 @@ pub use page::{csp_problems, page_problems, rendered_values, scan, PageScan};
 /// One rule the output must meet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rule {
+    /// `page-safe`: the page's tree holds no executable script, refresh, event handler,
+    /// `javascript:`, `data:` or protocol-relative link, and loads nothing.
     PageSafe(OutputFile),
+    /// `csp-strict`: the page has one Content-Security-Policy `<meta>`, `default-src 'none'`,
+    /// with no script source.
     CspStrict(OutputFile),
+    /// `svg-well-formed`: the standalone figure parses as XML, is an `<svg role="img">` with a
+    /// `<title>` and a `<desc>`, and holds no script.
     SvgWellFormed(OutputFile),
+    /// `highlights-match-results`: every value the article renders that `results.json`
+    /// determines equals it, and figure 3 draws every highlighted ratio.
     HighlightsMatchResults,
+    /// `bundle-names-safe`: the bundle's entry names are unique, relative without `..`, and
+    /// each listed in its `INVENTORY.sha256`.
     BundleNamesSafe,
+    /// `sha256sums-cover-output`: SHA256SUMS lists every other published file, and nothing else.
     SumsCoverOutput,
+    /// `links-resolve`: every `#fragment` names an element of its page, every relative link a
+    /// published file, and the article links every published file.
     LinksResolve(OutputFile),
+    /// `page-well-formed`: every element of the page is closed in order and every `id` given
+    /// once.
     PageWellFormed(OutputFile),
     /// The narrative's sentences and length within the limits of [`prose`].
     Readable(OutputFile),
@@ -73,8 +88,12 @@ impl Serialize for Rule {
 /// The outcome of one rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Validation {
+    /// The rule checked, written by its name (`page-safe`, `links-resolve data.html`).
     pub rule: Rule,
+    /// Whether the output meets it; one failed rule stops the build.
     pub passed: bool,
+    /// What was found: on a pass, what the rule verified (with its counts); on a failure,
+    /// every problem, joined by `; `.
     pub detail: String,
 }
 

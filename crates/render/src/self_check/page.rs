@@ -146,6 +146,7 @@ pub struct PageScan {
     pub values: Vec<(String, String)>,
     /// Every `id` of the page, and every `<a href>` in page order.
     pub ids: BTreeSet<String>,
+    /// The `href` of every `<a>`, character references decoded, in page order.
     pub links: Vec<String>,
     /// How the page's markup is not well formed: an `id` given twice, the first element closed
     /// out of order or never, each with its line of the page.
