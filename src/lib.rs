@@ -13,8 +13,6 @@
 //!
 //! The binary's `cli/` folder holds one file per command; its `main.rs` only dispatches.
 
-#![warn(missing_docs)]
-
 pub use ratios_base as base;
 pub use ratios_base::{note, out};
 pub use ratios_bundle::{package, signature, vendoring, verify};

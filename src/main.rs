@@ -1,8 +1,6 @@
 //! The `scenario-ratios` command: parses the command line ([`cli`]) and runs the command it
 //! names; a failure is one line on standard error and exit status 1.
 
-#![warn(missing_docs)]
-
 mod cli;
 
 use std::process::ExitCode;

@@ -5,8 +5,6 @@
 //! publishes. A module here imports only the standard library, external crates and other modules
 //! of this crate, never a stage: the crate depends on no other of the workspace.
 
-#![warn(missing_docs)]
-
 pub mod archive;
 pub mod calendar;
 pub mod console;

@@ -3,8 +3,6 @@
 //! check of a published folder or a bundle) and [`signature`] (SHA256SUMS signed with the
 //! author's key). It depends on `ratios-base` and `ratios-model`.
 
-#![warn(missing_docs)]
-
 pub mod package;
 pub mod signature;
 pub mod vendoring;

@@ -2,6 +2,4 @@
 //! published program never compiles. [`synth`] writes synthetic summaries of any size. It depends
 //! on `ratios-base` and `ratios-model`; the root crate takes it as a dev-dependency only.
 
-#![warn(missing_docs)]
-
 pub mod synth;

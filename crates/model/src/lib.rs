@@ -5,8 +5,6 @@
 //! their lines; [`across`] sets the article's round beside an earlier one; [`notebook`] reads
 //! the walk-through notebook. It depends only on `ratios-base`.
 
-#![warn(missing_docs)]
-
 // Templates name items by the crate's own name, whichever crate compiles them.
 extern crate self as ratios_model;
 

@@ -3,8 +3,6 @@
 //! publishes). It depends on `ratios-base` and `ratios-model` only: the bundle's bytes, which the
 //! pages list, reach it as files of the published set, so it compiles beside `ratios-bundle`.
 
-#![warn(missing_docs)]
-
 // Templates name items by the crate's own name, whichever crate compiles them.
 extern crate self as ratios_render;
 
