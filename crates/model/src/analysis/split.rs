@@ -723,34 +723,61 @@ type Effects<'a> = (BTreeMap<System<'a>, f64>, BTreeMap<&'a str, f64>, usize);
 /// (ratio − benchmark effect) over each system's pairs, then benchmark effects likewise, until
 /// no effect moves by more than [`TOLERANCE`].
 fn alternating_means<'a>(obs: &[(System<'a>, &'a str, f64)]) -> Option<Effects<'a>> {
-    let mut sys: BTreeMap<System, f64> = obs.iter().map(|o| (o.0, 0.0)).collect();
-    let mut bench: BTreeMap<&str, f64> = obs.iter().map(|o| (o.1, 0.0)).collect();
+    // Each system and benchmark by its place in sorted order, so the rounds below add into
+    // arrays; each sum still takes its pairs in the order of `obs`.
+    let systems: Vec<System> = obs
+        .iter()
+        .map(|o| o.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let benchmarks: Vec<&str> = obs
+        .iter()
+        .map(|o| o.1)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let place = |found: Result<usize, usize>| found.unwrap_or_else(|at| at);
+    let at: Vec<(usize, usize, f64)> = obs
+        .iter()
+        .map(|o| {
+            (
+                place(systems.binary_search(&o.0)),
+                place(benchmarks.binary_search(&o.1)),
+                o.2,
+            )
+        })
+        .collect();
+    let mut sys = vec![0.0; systems.len()];
+    let mut bench = vec![0.0; benchmarks.len()];
     for round in 1..=MAX_ROUNDS {
         let mut moved: f64 = 0.0;
-        let mut sums: BTreeMap<System, (f64, usize)> = BTreeMap::new();
-        for o in obs {
-            let e = sums.entry(o.0).or_default();
-            e.0 += o.2 - bench[o.1];
-            e.1 += 1;
+        let mut sums = vec![(0.0, 0usize); systems.len()];
+        for &(s, b, y) in &at {
+            sums[s].0 += y - bench[b];
+            sums[s].1 += 1;
         }
-        for (k, (sum, count)) in sums {
+        for (effect, (sum, count)) in sys.iter_mut().zip(sums) {
             let v = sum / count as f64;
-            moved = moved.max((v - sys[&k]).abs());
-            sys.insert(k, v);
+            moved = moved.max((v - *effect).abs());
+            *effect = v;
         }
-        let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
-        for o in obs {
-            let e = sums.entry(o.1).or_default();
-            e.0 += o.2 - sys[&o.0];
-            e.1 += 1;
+        let mut sums = vec![(0.0, 0usize); benchmarks.len()];
+        for &(s, b, y) in &at {
+            sums[b].0 += y - sys[s];
+            sums[b].1 += 1;
         }
-        for (k, (sum, count)) in sums {
+        for (effect, (sum, count)) in bench.iter_mut().zip(sums) {
             let v = sum / count as f64;
-            moved = moved.max((v - bench[k]).abs());
-            bench.insert(k, v);
+            moved = moved.max((v - *effect).abs());
+            *effect = v;
         }
         if moved <= TOLERANCE {
-            return Some((sys, bench, round));
+            return Some((
+                systems.into_iter().zip(sys).collect(),
+                benchmarks.into_iter().zip(bench).collect(),
+                round,
+            ));
         }
     }
     None
