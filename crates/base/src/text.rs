@@ -112,9 +112,16 @@ fn is_combining(c: char) -> bool {
 /// The first character of `text` that [`is_invisible`] finds, other than tab, line feed and
 /// carriage return (which text files hold as whitespace), with its index in characters.
 pub fn first_invisible(text: &str) -> Option<(usize, char)> {
-    text.chars()
-        .enumerate()
-        .find(|&(_, c)| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r'))
+    let shown = |c: char| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r');
+    // Most texts are ASCII, where a character is a byte and only the controls are invisible.
+    if text.is_ascii() {
+        return text
+            .bytes()
+            .map(char::from)
+            .enumerate()
+            .find(|&(_, c)| c.is_ascii_control() && shown(c));
+    }
+    text.chars().enumerate().find(|&(_, c)| shown(c))
 }
 
 /// The script of a letter, for the look-alike check: Latin, or one of the scripts whose letters
@@ -162,6 +169,10 @@ pub fn lookalike(text: &str) -> Option<String> {
             "invisible character U+{:04X} at character {at}; two names that differ only in it print alike, so it is refused",
             c as u32
         ));
+    }
+    // An ASCII text has no letter of another script.
+    if text.is_ascii() {
+        return None;
     }
     let mut at = 0;
     for word in text.split(|c: char| !c.is_alphanumeric()) {
@@ -441,6 +452,23 @@ mod tests {
 
     /// Each kind of look-alike is found, with its place; the names of the real summary (ASCII
     /// and an em dash) pass.
+    #[test]
+    fn the_ascii_shortcut_finds_what_the_character_walk_finds() {
+        // Every ASCII character alone, then beside letters: the first invisible one is the one
+        // the walk over characters finds, and no ASCII text mixes scripts.
+        for b in 0u8..=127 {
+            let c = char::from(b);
+            for text in [c.to_string(), format!("ab{c}cd{c}")] {
+                let walked = text
+                    .chars()
+                    .enumerate()
+                    .find(|&(_, c)| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r'));
+                assert_eq!(first_invisible(&text), walked, "{text:?}");
+                assert_eq!(lookalike(&text).is_some(), walked.is_some(), "{text:?}");
+            }
+        }
+    }
+
     #[test]
     fn lookalike_names_are_found_and_plain_ones_pass() {
         for plain in [
