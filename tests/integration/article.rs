@@ -1184,3 +1184,48 @@ fn figure_6_keeps_highlights_whole_and_marks_inside_their_bands() {
         assert_eq!(counted, 10);
     }
 }
+
+/// The byline's reading time is the whole page's narrative at 200 words a minute, rounded up,
+/// as the page check counts it from the published page's tree: counted here from the page,
+/// while the build counts the words of the dek and the body before the page is made
+/// (`article::narrative_words`), which must be exactly the page's.
+#[test]
+fn the_bylines_reading_time_is_the_published_pages_narrative() {
+    use scenario_ratios::article::{narrative, narrative_words};
+    use scenario_ratios::base::{dom::Dom, readability};
+    let real = std::fs::read_to_string(support::built().join("article.html")).unwrap();
+    let mut pages = vec![("the real article".to_string(), real)];
+    for case in ["base", "hostile_names"] {
+        pages.push((case.to_string(), text(&build(case), "article.html")));
+    }
+    for (case, page) in pages {
+        let words: usize = narrative::units(&Dom::parse(&page))
+            .iter()
+            .filter(|u| u.narrative)
+            .map(|u| readability::words(&u.text).count())
+            .sum();
+        // The dek and the body as the page holds them: the body runs from the byline's line to
+        // the end of the article.
+        let lede = page
+            .split_once("<p class=\"lede\">")
+            .and_then(|(_, rest)| rest.split_once("</p>\n<p class=\"byline\">"))
+            .map(|(lede, _)| lede);
+        let body = page
+            .split_once("<p class=\"byline\">")
+            .and_then(|(_, rest)| rest.split_once("</p>\n"))
+            .and_then(|(_, rest)| rest.split_once("\n</article>"))
+            .map(|(body, _)| body)
+            .unwrap_or_else(|| panic!("{case}: no body after the byline"));
+        assert_eq!(narrative_words(lede, body), words, "{case}");
+        let byline = page
+            .split_once("<span class=\"reading-time\">")
+            .and_then(|(_, rest)| rest.split_once(" min read</span>"))
+            .map(|(n, _)| n.parse::<usize>().unwrap())
+            .unwrap_or_else(|| panic!("{case}: no reading time in the byline"));
+        assert_eq!(byline, words.div_ceil(200).max(1), "{case}");
+        assert!(
+            words > 400 || case != "the real article",
+            "{case}: {words} words"
+        );
+    }
+}

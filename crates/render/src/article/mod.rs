@@ -96,7 +96,7 @@ struct Page<'a> {
     /// The social card's absolute address, and its bars (label, value) for its text alternative.
     card_url: String,
     card_bars: Vec<(&'a str, String)>,
-    /// Where the reading time goes, once the rendered narrative's words are counted.
+    /// The byline's reading time ("N min read"), from the narrative's words.
     reading_time: &'a str,
 }
 
@@ -186,23 +186,33 @@ fn standfirst(body: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// Stands in the byline until the narrative it times is rendered.
-const READING_TIME_MARKER: &str = "<!-- scenario-ratios: reading time -->";
-
 /// Words a minute the reading time assumes: a slow pace, for a text that asks its reader to look
 /// at figures.
 const READING_PACE: usize = 200;
 
-/// "N min read", for the narrative of the rendered page `html` as the page check counts it (the
-/// byline itself is not part of it).
-fn reading_time(html: &str) -> String {
-    let units = narrative::units(&ratios_base::dom::Dom::parse(html));
-    let words: usize = units
+/// The words of the narrative of the article's dek `lede` and `body`, as the page check counts
+/// the page's: the narrative starts at the dek (`templates/article.html` writes it as
+/// `<p class="lede">`, as here) and nothing before it on the page is narrative, so the two count
+/// the same words. Counted before the page is made, which is then rendered once, with the
+/// reading time in its byline.
+pub fn narrative_words(lede: Option<&str>, body: &str) -> usize {
+    let prose = match lede {
+        Some(lede) => format!("<p class=\"lede\">{lede}</p>\n{body}"),
+        None => body.to_string(),
+    };
+    narrative::units(&ratios_base::dom::Dom::parse(&prose))
         .iter()
         .filter(|u| u.narrative)
         .map(|u| ratios_base::readability::words(&u.text).count())
-        .sum();
-    format!("{} min read", words.div_ceil(READING_PACE).max(1))
+        .sum()
+}
+
+/// "N min read" for the dek `lede` and `body`: their narrative at [`READING_PACE`], rounded up.
+fn reading_time(lede: Option<&str>, body: &str) -> String {
+    format!(
+        "{} min read",
+        narrative_words(lede, body).div_ceil(READING_PACE).max(1)
+    )
 }
 
 /// Renders the article from `prose` and its data page from `data_prose`.
@@ -243,11 +253,10 @@ pub fn render(data: &ArticleData<'_>, prose: &str, data_prose: &str) -> Result<P
                 .iter()
                 .map(|h| (h.label.as_str(), ratios_base::number::percent(h.ratio)))
                 .collect(),
-            reading_time: READING_TIME_MARKER,
+            reading_time: &reading_time(lede, body),
         },
         "templates/article.html",
     )?;
-    let article = article.replacen(READING_TIME_MARKER, &reading_time(&article), 1);
     // The data page cites no claim and needs no highlight: its tables carry the numbers.
     let rendered = prose::render_page_prose(
         ratios_model::project::DATA_PROSE_PATH,
@@ -283,24 +292,23 @@ mod tests {
 
     /// The reading time counts the narrative only (from the dek to the Method appendix, figure
     /// captions included), at 200 words a minute rounded up: 400 words read in 2 minutes, 401 in
-    /// 3; the byline, the drawings' labels and the appendix add nothing.
+    /// 3; the drawings' labels and the appendix add nothing.
     #[test]
     fn the_reading_time_counts_the_narrative_at_200_words_a_minute() {
-        let page = |narrative: usize| {
-            let words = |n: usize, w: &str| vec![w; n].join(" ");
-            format!(
-                "<h1>T</h1><p class=\"byline\">{}</p><p class=\"lede\">{}.</p>\
-                 <figure><svg><text>{}</text></svg><figcaption>{}.</figcaption></figure>\
-                 <h2>Method</h2><p>{}.</p>",
-                words(50, "by"),
-                words(narrative - 100, "word"),
-                words(300, "label"),
-                words(100, "caption"),
-                words(900, "appendix")
-            )
-        };
-        assert_eq!(reading_time(&page(400)), "2 min read");
-        assert_eq!(reading_time(&page(401)), "3 min read");
-        assert_eq!(reading_time(&page(101)), "1 min read");
+        let words = |n: usize, w: &str| vec![w; n].join(" ");
+        let body = format!(
+            "<figure><svg><text>{}</text></svg><figcaption>{}.</figcaption></figure>\
+             <h2>Method</h2><p>{}.</p>",
+            words(300, "label"),
+            words(100, "caption"),
+            words(900, "appendix")
+        );
+        let page = |narrative: usize| (format!("{}.", words(narrative - 100, "word")), &body);
+        let time = |(lede, body): (String, &String)| reading_time(Some(&lede), body);
+        assert_eq!(time(page(400)), "2 min read");
+        assert_eq!(time(page(401)), "3 min read");
+        assert_eq!(time(page(101)), "1 min read");
+        // Without a dek, nothing is narrative: the least time.
+        assert_eq!(reading_time(None, &body), "1 min read");
     }
 }
