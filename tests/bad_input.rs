@@ -1275,6 +1275,61 @@ fn make(case: &str, s: &Sandbox) -> String {
             std::fs::write(s.tmp.join("odd.zip"), support::zip_with_modes(&files)).unwrap();
             verify("odd.zip")
         }
+        "a second zip in the archive comment"
+        | "a symbolic link marked as made on another host"
+        | "a name that is not ASCII without the UTF-8 flag"
+        | "more central records than the end record counts"
+        | "a comment on an entry"
+        | "names nested hundreds of folders deep" => {
+            let ok = || support::Forged::new("src/main.rs", b"fn main() {}\n");
+            let zip = match case {
+                "a second zip in the archive comment" => {
+                    // The end record's comment holds a whole zip, which readers that take the
+                    // last end record open instead.
+                    let hidden = support::forged_zip(
+                        b"",
+                        &[support::Forged::new("README.md", b"run ./setup.sh")],
+                    );
+                    let mut zip = support::forged_zip(b"", &[ok()]);
+                    let n = zip.len();
+                    zip[n - 2..].copy_from_slice(&(hidden.len() as u16).to_le_bytes());
+                    zip.extend(hidden);
+                    zip
+                }
+                "a symbolic link marked as made on another host" => {
+                    let mut link = support::Forged::new("src/main.rs", b"../../../../etc/passwd");
+                    (link.made_on, link.mode) = (16, 0o120_777);
+                    support::forged_zip(b"", &[link])
+                }
+                "a name that is not ASCII without the UTF-8 flag" => {
+                    support::forged_zip(b"", &[support::Forged::new("src/caf\u{e9}.rs", b"")])
+                }
+                "more central records than the end record counts" => {
+                    // Two records, counted as one: the second is seen only by a reader that
+                    // walks the directory by its size.
+                    let mut zip =
+                        support::forged_zip(b"", &[ok(), support::Forged::new("src/lib.rs", b"")]);
+                    let n = zip.len();
+                    zip[n - 14..n - 10].copy_from_slice(&[1, 0, 1, 0]);
+                    zip
+                }
+                "a comment on an entry" => {
+                    let mut e = ok();
+                    e.comment = b"PK\x05\x06".to_vec();
+                    support::forged_zip(b"", &[e])
+                }
+                _ => {
+                    // 150 entries, each 400 folders deep.
+                    let deep = "a/".repeat(400);
+                    let entries: Vec<support::Forged> = (0..150)
+                        .map(|i| support::Forged::new(&format!("d{i:03}/{deep}f"), b""))
+                        .collect();
+                    support::forged_zip(b"", &entries)
+                }
+            };
+            std::fs::write(s.tmp.join("odd.zip"), zip).unwrap();
+            verify("odd.zip")
+        }
         "data that do not match their CRC-32" => {
             // Both headers agree on a CRC-32 that is not the data's: only inflating finds it.
             let mut entry = support::Forged::new("src/main.rs", b"fn main() {}\n");

@@ -19,11 +19,13 @@ pub(crate) fn zip_with_modes(files: &[(&str, u32, &[u8])]) -> Vec<u8> {
             v.extend((name.len() as u16).to_le_bytes());
             v.extend(0u16.to_le_bytes());
         };
-        out.extend([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]);
+        // General-purpose flags: bit 11 (UTF-8) for a name that is not ASCII, as writers set it.
+        let flags: u8 = if name.is_ascii() { 0 } else { 0x08 };
+        out.extend([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, flags]);
         common(&mut out);
         out.extend(name.as_bytes());
         out.extend(*data);
-        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3, 20, 0, 0, 0]);
+        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3, 20, 0, 0, flags]);
         common(&mut central);
         central.extend([0u8; 6]); // comment length, disk, internal attributes
         central.extend((mode << 16).to_le_bytes());
@@ -117,6 +119,11 @@ pub(crate) struct Forged {
     pub local_crc: Option<u32>,
     /// Written as a local entry only, with no central record (what a streaming reader sees).
     pub orphan: bool,
+    /// The host the central record says made it (3: Unix), and the Unix mode it gives.
+    pub made_on: u8,
+    pub mode: u32,
+    /// The central record's comment.
+    pub comment: Vec<u8>,
 }
 
 impl Forged {
@@ -133,6 +140,9 @@ impl Forged {
             local_name: None,
             local_crc: None,
             orphan: false,
+            made_on: 3,
+            mode: 0o100_644,
+            comment: Vec::new(),
         }
     }
 }
@@ -171,13 +181,15 @@ pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
             continue;
         }
         count += 1;
-        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3]);
+        central.extend([0x50, 0x4b, 0x01, 0x02, 20, e.made_on]);
         fields(&mut central, &e.name, crc);
-        central.extend([0u8; 6]); // comment length, disk, internal attributes
-        central.extend((0o100_644u32 << 16).to_le_bytes());
+        central.extend((e.comment.len() as u16).to_le_bytes());
+        central.extend([0u8; 4]); // disk, internal attributes
+        central.extend((e.mode << 16).to_le_bytes());
         central.extend(offset.to_le_bytes());
         central.extend(e.name.as_bytes());
         central.extend(&e.extra);
+        central.extend(&e.comment);
     }
     let cd_offset = out.len() as u32;
     out.extend(&central);

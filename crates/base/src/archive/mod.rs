@@ -4,10 +4,13 @@
 //! every local header must repeat its central record (name, version, flags, method, time, CRC-32,
 //! sizes, no extra field), and the entries must tile the file from its first byte to the central
 //! directory, which must end where its end record starts: a streaming reader, which reads the
-//! local headers in order, and a reader of the central directory then see the same files. What
-//! the build never writes (encryption, data descriptors, extra fields, versions past deflate's 2.0,
-//! methods other than stored and deflate) is refused, as are names that one platform would
-//! unpack onto one another. Each entry is inflated through a cap that stops at its declared size,
+//! local headers in order, and a reader of the central directory then see the same files; the
+//! directory holds exactly the records its end record counts, and no comment can hide a second
+//! end record or zip64 locator that other readers would follow. What the build never writes
+//! (encryption, data descriptors, extra fields, comments, entries made on a host other than Unix,
+//! a non-ASCII name without the UTF-8 flag, versions past deflate's 2.0, methods other than
+//! stored and deflate, bytes after a deflate stream) is refused, as are names that one platform
+//! would unpack onto one another. Each entry is inflated through a cap that stops at its declared size,
 //! and its CRC-32 checked. Writing one ([`mod@write`]): the timestamp every entry is stamped with,
 //! refused rather than changed when a zip cannot store it.
 
@@ -180,6 +183,11 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         .checked_add(cd_size)
         .filter(|&end| end <= bytes.len() as u64)
         .ok_or_else(|| vec!["the central directory lies outside the file".to_string()])?;
+    if cd_end > end.records_at {
+        return Err(vec![
+            "the central directory runs into its end record".to_string()
+        ]);
+    }
     if count > limits.max_entries as u64 {
         return Err(vec![format!(
             "declares {count} entries; at most {} are accepted",
@@ -214,7 +222,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         let mut compressed_size = u64::from(le32(header, 20));
         let mut size = u64::from(le32(header, 24));
         let local_offset = u64::from(le32(header, 42));
-        let made_by_unix = header[5] == 3;
+        let made_on = header[5];
         let mode = le32(header, 38) >> 16;
         let (name_len, extra_len, comment_len) = (
             le16(header, 28) as usize,
@@ -232,6 +240,7 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
             )]);
         };
         let record = Declared::read(header, 6, name, extra);
+        let utf8_flag = record.flags & (1 << 11) != 0;
         if size == 0xFFFF_FFFF || compressed_size == 0xFFFF_FFFF {
             let (s, c) = zip64_sizes(extra, size, compressed_size)
                 .ok_or_else(|| vec![format!("entry {i}: missing or short zip64 extra field")])?;
@@ -247,6 +256,12 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         };
         // How a problem quotes the name (made only for a problem: most entries have none).
         let shown = || excerpt(name, 200);
+        if !name.is_ascii() && !utf8_flag {
+            problems.push(format!(
+                "entry {:?}: its name is not ASCII and lacks the UTF-8 flag (bit 11), so readers decode it each their own way",
+                shown()
+            ));
+        }
         if name.len() > limits.max_name_bytes {
             problems.push(format!(
                 "entry {i}: name of {} bytes is too long",
@@ -263,7 +278,18 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
         } else {
             collisions.add(name, &mut problems);
         }
-        if made_by_unix && mode & S_IFMT != 0 && mode & S_IFMT != S_IFREG {
+        if comment_len != 0 {
+            problems.push(format!(
+                "entry {:?} carries a comment of {comment_len} bytes; the build writes none, and a comment can hide records that some readers take",
+                shown()
+            ));
+        }
+        if made_on != 3 {
+            problems.push(format!(
+                "entry {:?} is marked as made on host {made_on}, not Unix (3); unzip reads the mode of some hosts as a symbolic link, and the build writes Unix entries only",
+                shown()
+            ));
+        } else if mode & S_IFMT != 0 && mode & S_IFMT != S_IFREG {
             problems.push(format!(
                 "entry {:?} is {} (mode {mode:o}), which unzip would make as such; only regular files are accepted",
                 shown(),
@@ -297,6 +323,14 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
             crc32,
             local_offset,
         });
+    }
+    if problems.is_empty() && p != cd.len() {
+        return Err(vec![match cd.len().checked_sub(p) {
+            Some(more) => format!(
+                "the central directory holds {more} bytes after its {count} declared entries; readers that walk it by size see more"
+            ),
+            None => "the central directory's last record runs past its end".to_string(),
+        }]);
     }
     // An entry over its own limit already says why; the total is news only without one.
     if total > limits.max_total_bytes && !oversized {
@@ -333,7 +367,15 @@ struct Collisions<'a> {
     normalised: std::collections::HashMap<String, &'a str>,
     /// Every folder some entry lies in, folded, with the first such entry.
     folders: std::collections::HashMap<String, &'a str>,
+    /// The bytes of the folder names looked up so far: a name 500 folders deep has 500 of
+    /// them, so deeply nested names are bounded together ([`MAX_FOLDER_BYTES`]).
+    folder_bytes: usize,
 }
+
+/// The most bytes of folder names (each entry's every enclosing folder, one by one) the
+/// collision check reads: the bundle's take about a megabyte; a zip of names nested hundreds
+/// deep would take gigabytes.
+const MAX_FOLDER_BYTES: usize = 16 << 20;
 
 /// A name as the most folding platform sees it: lower case, each part without its trailing
 /// dots and spaces.
@@ -367,6 +409,20 @@ impl<'a> Collisions<'a> {
                 "entry {} is a file, but entry {} lies inside a folder of that name; no file system can unpack both",
                 quote(name),
                 quote(first)
+            ));
+            return;
+        }
+        let folder_bytes: usize = folded.match_indices('/').map(|(at, _)| at).sum();
+        let before = self.folder_bytes;
+        self.folder_bytes = before.saturating_add(folder_bytes);
+        if self.folder_bytes > MAX_FOLDER_BYTES {
+            // Told once, at the entry that passes the bound.
+            if before > MAX_FOLDER_BYTES {
+                return;
+            }
+            problems.push(format!(
+                "entry {}: the entries' folder names pass {MAX_FOLDER_BYTES} bytes together (names nested this deep are not read)",
+                quote(name)
             ));
             return;
         }
@@ -541,6 +597,22 @@ fn tiling(
     None
 }
 
+/// An entry's data as [`for_each_entry`] reads it: stored, or a deflate stream, whose decoder
+/// tells how much of the data it took.
+enum Stream<'a> {
+    Stored(&'a [u8]),
+    Deflated(flate2::read::DeflateDecoder<&'a [u8]>),
+}
+
+impl Read for Stream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Stored(data) => data.read(buf),
+            Stream::Deflated(decoder) => decoder.read(buf),
+        }
+    }
+}
+
 /// One inflated entry as [`for_each_entry`] hands it over: its SHA-256 and, when the caller
 /// keeps it, its bytes.
 pub struct Inflated {
@@ -582,9 +654,9 @@ pub fn for_each_entry(
         // The central directory passed: each local header repeats its record and the entries
         // tile the file, so the data lie right after the header, inside the archive.
         let data = entry_data(bytes, raw).map_err(|m| vec![format!("entry {shown:?}: {m}")])?;
-        let mut file: Box<dyn Read> = match raw.method {
-            0 => Box::new(data),
-            _ => Box::new(flate2::read::DeflateDecoder::new(data)),
+        let mut file = match raw.method {
+            0 => Stream::Stored(data),
+            _ => Stream::Deflated(flate2::read::DeflateDecoder::new(data)),
         };
         // What this entry may still inflate to: its declared size, and what the total leaves.
         let room = raw
@@ -624,6 +696,15 @@ pub fn for_each_entry(
                 n_read.min(raw.size),
                 raw.size
             )]);
+        }
+        if let Stream::Deflated(d) = &file {
+            if d.total_in() != raw.compressed_size {
+                return Err(vec![format!(
+                    "entry {shown:?}: its deflate stream ends after {} of its {} bytes; the bytes after it belong to nothing",
+                    d.total_in(),
+                    raw.compressed_size
+                )]);
+            }
         }
         if crc.sum() != raw.crc32 {
             return Err(vec![format!(
@@ -802,15 +883,25 @@ fn end_of_central_directory(bytes: &[u8]) -> Result<EndRecord, String> {
         return Err("not a zip: too short".into());
     }
     let earliest = bytes.len().saturating_sub(EOCD + 0xFFFF);
-    let at = (earliest..=bytes.len() - EOCD)
-        .rev()
-        .find(|&i| {
-            le32(bytes, i) == 0x0605_4b50 && i + EOCD + le16(bytes, i + 20) as usize == bytes.len()
-        })
+    let mut ends = (earliest..=bytes.len() - EOCD).rev().filter(|&i| {
+        le32(bytes, i) == 0x0605_4b50 && i + EOCD + le16(bytes, i + 20) as usize == bytes.len()
+    });
+    let at = ends
+        .next()
         .ok_or("not a zip: no end-of-central-directory record")?;
+    // A second end record whose comment holds the first: a zip hidden in a comment.
+    if ends.next().is_some() {
+        return Err("it has two end records, the last inside the other's comment; readers differ on which to take".into());
+    }
     let e = &bytes[at..];
     if le16(e, 4) != 0 || le16(e, 6) != 0 {
         return Err("multi-disk archives are not accepted".into());
+    }
+    if le16(e, 20) != 0 {
+        return Err(format!(
+            "it carries an archive comment of {} bytes; the build writes none, and other readers may take a second zip hidden in one",
+            le16(e, 20)
+        ));
     }
     let (count, size, offset) = (
         u64::from(le16(e, 10)),
@@ -820,6 +911,9 @@ fn end_of_central_directory(bytes: &[u8]) -> Result<EndRecord, String> {
     if count != 0xFFFF && size != 0xFFFF_FFFF && offset != 0xFFFF_FFFF {
         if u64::from(le16(e, 8)) != count {
             return Err("entry counts of the end record disagree".into());
+        }
+        if at >= 20 && le32(bytes, at - 20) == 0x0706_4b50 {
+            return Err("a zip64 locator stands before an end record that needs none; readers differ on which of the two to follow".into());
         }
         return Ok(EndRecord {
             entries: count,

@@ -3,8 +3,9 @@
 //! no data descriptor and no zip64; an archive is its entries' records one after the other,
 //! then its central directory and end record. An entry compressed once is a [`Record`] (its local
 //! header, then its data), which any number of archives take as it is. The layout is the one the
-//! strict reader ([`super::central_directory`]) accepts, and the one the `zip` crate writes for
-//! the same options (a test compares the two byte for byte).
+//! strict reader ([`super::central_directory`]) accepts, up to 65,534 entries and sizes below
+//! 4 GiB (what no zip64 field is needed for), and the one the `zip` crate writes for the same
+//! options (a test compares the two byte for byte).
 
 use std::io::Write;
 
@@ -25,6 +26,12 @@ const LOCAL_SIGNATURE: u32 = 0x0403_4b50;
 const CENTRAL_SIGNATURE: u32 = 0x0201_4b50;
 const END_SIGNATURE: u32 = 0x0605_4b50;
 
+/// A size or offset as a zip without zip64 stores it: below 0xFFFFFFFF, which means "see the
+/// zip64 field" to a reader.
+fn small(n: usize) -> Option<u32> {
+    u32::try_from(n).ok().filter(|&n| n < u32::MAX)
+}
+
 /// One entry compressed: its local header, then its deflated data, as it lies in an archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record(Vec<u8>);
@@ -35,8 +42,8 @@ impl Record {
     pub fn deflate(name: &str, data: &[u8], level: u32, time: DosTime) -> Result<Record, String> {
         let name_len = u16::try_from(name.len())
             .map_err(|_| format!("entry {name:?}: its name is too long for a zip"))?;
-        let size = u32::try_from(data.len())
-            .map_err(|_| format!("entry {name:?}: too large for a zip without zip64"))?;
+        let size = small(data.len())
+            .ok_or_else(|| format!("entry {name:?}: too large for a zip without zip64"))?;
         let mut crc = flate2::Crc::new();
         crc.update(data);
         let flags = if name.is_ascii() { 0 } else { UTF8_NAME };
@@ -57,8 +64,8 @@ impl Record {
             flate2::write::DeflateEncoder::new(bytes, flate2::Compression::new(level));
         let deflated = encoder.write_all(data).and_then(|()| encoder.finish());
         let mut bytes = deflated.map_err(|e| format!("entry {name:?}: cannot deflate: {e}"))?;
-        let compressed = u32::try_from(bytes.len() - start)
-            .map_err(|_| format!("entry {name:?}: too large for a zip without zip64"))?;
+        let compressed = small(bytes.len() - start)
+            .ok_or_else(|| format!("entry {name:?}: too large for a zip without zip64"))?;
         bytes[18..22].copy_from_slice(&compressed.to_le_bytes());
         Ok(Record(bytes))
     }
@@ -100,9 +107,20 @@ impl Writer {
     pub fn append_to(mut zip: Vec<u8>) -> Result<Writer, String> {
         let tail = super::tail(&zip)?;
         let entries = u16::try_from(tail.entries)
-            .map_err(|_| "holds more entries than a zip without zip64".to_string())?;
+            .ok()
+            .filter(|&n| n < u16::MAX)
+            .ok_or("holds more entries than a zip without zip64")?;
+        // The end record is the last 22 bytes (the reader refuses a comment), and the directory
+        // it declares must end where it starts.
+        let end = zip.len().saturating_sub(22);
+        let declared = zip.get(end + 12..end + 16).map(|b| {
+            usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(usize::MAX)
+        });
+        if declared != end.checked_sub(tail.dir_start) {
+            return Err("its central directory does not end at its end record".into());
+        }
         let central = zip
-            .get(tail.dir_start..zip.len().saturating_sub(22))
+            .get(tail.dir_start..end)
             .ok_or("its central directory does not end at its end record")?
             .to_vec();
         zip.truncate(tail.dir_start);
@@ -120,11 +138,13 @@ impl Writer {
 
     /// Adds `record` after the entries written so far.
     pub fn add(&mut self, record: &Record) -> Result<(), String> {
-        let offset = u32::try_from(self.bytes.len())
-            .map_err(|_| format!("entry {:?}: past 4 GiB into the zip", record.name()))?;
+        let offset = small(self.bytes.len())
+            .ok_or_else(|| format!("entry {:?}: past 4 GiB into the zip", record.name()))?;
+        // 0xFFFF entries would mean "see the zip64 record" too.
         self.entries = self
             .entries
             .checked_add(1)
+            .filter(|&n| n < u16::MAX)
             .ok_or_else(|| format!("entry {:?}: one entry too many for a zip", record.name()))?;
         let local = &record.0;
         let name_len = usize::from(u16::from_le_bytes([local[26], local[27]]));
@@ -150,8 +170,8 @@ impl Writer {
             entries,
         } = self;
         let too_large = || "too large for a zip without zip64".to_string();
-        let offset = u32::try_from(bytes.len()).map_err(|_| too_large())?;
-        let size = u32::try_from(central.len()).map_err(|_| too_large())?;
+        let offset = small(bytes.len()).ok_or_else(too_large)?;
+        let size = small(central.len()).ok_or_else(too_large)?;
         bytes.extend_from_slice(&central);
         bytes.extend_from_slice(&END_SIGNATURE.to_le_bytes());
         // This disk, the directory's disk, the entries on this disk and in all.
@@ -254,6 +274,49 @@ mod tests {
     }
 
     #[test]
+    fn what_the_strict_reader_refuses_around_a_sound_archive() {
+        let time = crate::archive::zip_time(1_795_996_800).unwrap();
+        let refused = |zip: &[u8]| {
+            crate::archive::read_all(zip)
+                .err()
+                .map(|p| p.join("; "))
+                .unwrap_or_default()
+        };
+        let sound = by_us(&[("p/a.txt", b"aaaa aaaa aaaa")], 6, 1_795_996_800);
+        assert_eq!(refused(&sound), "");
+        // Bytes after the deflate stream, inside the entry's compressed size.
+        let mut record = Record::deflate("p/a.txt", b"aaaa aaaa aaaa", 6, time).unwrap();
+        let compressed = u32::from_le_bytes(record.0[18..22].try_into().unwrap());
+        record.0.extend_from_slice(b"SECRET");
+        record.0[18..22].copy_from_slice(&(compressed + 6).to_le_bytes());
+        let mut w = Writer::new(Vec::new());
+        w.add(&record).unwrap();
+        let why = refused(&w.finish().unwrap());
+        assert!(why.contains("its deflate stream ends after"), "{why}");
+        // A directory declared 22 bytes longer: it runs into the end record.
+        let mut longer = sound.clone();
+        let n = longer.len();
+        let size = u32::from_le_bytes(longer[n - 10..n - 6].try_into().unwrap());
+        longer[n - 10..n - 6].copy_from_slice(&(size + 22).to_le_bytes());
+        let why = refused(&longer);
+        assert!(why.contains("runs into its end record"), "{why}");
+        // A zip64 locator before an end record that needs none.
+        let mut located = sound[..n - 22].to_vec();
+        located.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+        located.extend_from_slice(&[0; 16]);
+        located.extend_from_slice(&sound[n - 22..]);
+        let why = refused(&located);
+        assert!(why.contains("zip64 locator"), "{why}");
+        // An archive comment.
+        let mut commented = sound.clone();
+        commented[n - 2..].copy_from_slice(&3u16.to_le_bytes());
+        commented.extend_from_slice(b"hi!");
+        let why = refused(&commented);
+        assert!(why.contains("archive comment of 3 bytes"), "{why}");
+        assert!(Writer::append_to(commented).is_err());
+    }
+
+    #[test]
     fn what_a_zip_without_zip64_cannot_hold_is_refused() {
         let time = crate::archive::zip_time(1_795_996_800).unwrap();
         let long = "n".repeat(usize::from(u16::MAX) + 1);
@@ -261,10 +324,14 @@ mod tests {
         let one = Record::deflate("a", b"", 1, time).unwrap();
         assert_eq!(one.name(), "a");
         let mut w = Writer::new(Vec::new());
-        for _ in 0..u16::MAX {
+        for _ in 1..u16::MAX {
             w.add(&one).unwrap();
         }
         let err = w.add(&one).unwrap_err();
         assert!(err.contains("one entry too many"), "{err}");
+        // The most a zip without zip64 holds, 65,534, reads back.
+        let zip = w.finish().unwrap();
+        assert_eq!(crate::archive::tail(&zip).unwrap().entries, 65_534);
+        assert!(Writer::append_to(zip).is_ok());
     }
 }
