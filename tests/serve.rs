@@ -22,6 +22,13 @@ fn start(root: &Path, tmp: &Path) -> (Child, BufReader<ChildStdout>, String) {
     start_with(root, tmp, support::binary())
 }
 
+/// The host and port of the preview's `url`, as [`get_ok`] takes them.
+fn host(url: &str) -> String {
+    url.trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string()
+}
+
 /// As [`start`], with the binary run by `command` (which may wrap it, as `prlimit` does).
 fn start_with(
     root: &Path,
@@ -145,10 +152,7 @@ fn the_preview_answers_get_and_head_only_and_bounds_its_open_polls() {
     let tmp = tempfile::tempdir().unwrap();
     let root = support::project_copy(tmp.path());
     let (mut server, _out, url) = start(&root, tmp.path());
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_string();
+    let addr = host(&url);
     let short = Duration::from_secs(5);
 
     let page = get_ok(&addr, "/");
@@ -298,10 +302,7 @@ fn a_flood_neither_grows_the_preview_nor_stops_it() {
             .any(|l| l.starts_with("Max open files") && l.split_whitespace().any(|w| w == "64")),
         "{limits}"
     );
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_string();
+    let addr = host(&url);
     get_ok(&addr, "/");
     let before = status_kib(pid, "VmHWM");
 
@@ -383,10 +384,7 @@ fn a_replaced_content_folder_is_watched_again() {
     let tmp = tempfile::tempdir().unwrap();
     let root = support::project_copy(tmp.path());
     let (mut server, _out, url) = start(&root, tmp.path());
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_string();
+    let addr = host(&url);
     let content = root.join("content");
     let backup = tmp.path().join("backup");
     std::fs::create_dir(&backup).unwrap();
@@ -453,10 +451,7 @@ fn a_rebuild_that_keeps_work_serves_the_bytes_a_fresh_build_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let root = support::project_copy(tmp.path());
     let (mut server, _out, url) = start(&root, tmp.path());
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_string();
+    let addr = host(&url);
     let prose = root.join("content/article.md");
     let original = std::fs::read_to_string(&prose).unwrap();
     let mut served = body(&get_ok(&addr, "/SHA256SUMS")).to_string();

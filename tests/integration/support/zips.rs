@@ -4,43 +4,14 @@
 /// A stored (uncompressed) zip of `files`, each with its Unix mode in the external attributes,
 /// as `zip -y` writes a link (its target as its data) or a device.
 pub(crate) fn zip_with_modes(files: &[(&str, u32, &[u8])]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for (name, mode, data) in files {
-        let offset = out.len() as u32;
-        let mut crc = flate2::Crc::new();
-        crc.update(data);
-        let common = |v: &mut Vec<u8>| {
-            v.extend(0u16.to_le_bytes()); // stored
-            v.extend([0u8; 4]); // time, date
-            v.extend(crc.sum().to_le_bytes());
-            v.extend((data.len() as u32).to_le_bytes());
-            v.extend((data.len() as u32).to_le_bytes());
-            v.extend((name.len() as u16).to_le_bytes());
-            v.extend(0u16.to_le_bytes());
-        };
-        // General-purpose flags: bit 11 (UTF-8) for a name that is not ASCII, as writers set it.
-        let flags: u8 = if name.is_ascii() { 0 } else { 0x08 };
-        out.extend([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, flags]);
-        common(&mut out);
-        out.extend(name.as_bytes());
-        out.extend(*data);
-        central.extend([0x50, 0x4b, 0x01, 0x02, 20, 3, 20, 0, 0, flags]);
-        common(&mut central);
-        central.extend([0u8; 6]); // comment length, disk, internal attributes
-        central.extend((mode << 16).to_le_bytes());
-        central.extend(offset.to_le_bytes());
-        central.extend(name.as_bytes());
-    }
-    let cd_offset = out.len() as u32;
-    out.extend(&central);
-    out.extend([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
-    out.extend((files.len() as u16).to_le_bytes());
-    out.extend((files.len() as u16).to_le_bytes());
-    out.extend((central.len() as u32).to_le_bytes());
-    out.extend(cd_offset.to_le_bytes());
-    out.extend([0, 0]);
-    out
+    let entries: Vec<Forged> = files
+        .iter()
+        .map(|&(name, mode, data)| Forged {
+            mode,
+            ..Forged::new(name, data)
+        })
+        .collect();
+    forged_zip(b"", &entries)
 }
 
 /// A zip of one deflate stream (`size` zero bytes) behind one local header, and `count`
@@ -114,6 +85,9 @@ pub(crate) struct Forged {
     pub extra: Vec<u8>,
     /// The CRC-32 both headers state, when it is not the data's.
     pub crc: Option<u32>,
+    /// The size both headers declare inflated, when it is not the data's length; from
+    /// 0xFFFFFFFF on, in a zip64 field (zip 4.5).
+    pub size: Option<u64>,
     /// The local header's own name and CRC-32, when they differ from the central record's.
     pub local_name: Option<String>,
     pub local_crc: Option<u32>,
@@ -127,16 +101,18 @@ pub(crate) struct Forged {
 }
 
 impl Forged {
-    /// A stored entry whose two headers agree.
+    /// A stored entry whose two headers agree, its name flagged UTF-8 (bit 11) when it is not
+    /// ASCII, as writers flag it.
     pub(crate) fn new(name: &str, data: &[u8]) -> Forged {
         Forged {
             name: name.to_string(),
             data: data.to_vec(),
             version: 20,
-            flags: 0,
+            flags: if name.is_ascii() { 0 } else { 1 << 11 },
             method: 0,
             extra: Vec::new(),
             crc: None,
+            size: None,
             local_name: None,
             local_crc: None,
             orphan: false,
@@ -160,22 +136,34 @@ pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
             crc.update(&e.data);
             crc.sum()
         });
+        let size = e.size.unwrap_or(e.data.len() as u64);
+        let zip64 = size >= 0xFFFF_FFFF;
+        let extra: Vec<u8> = if zip64 {
+            let field = [size.to_le_bytes(), (e.data.len() as u64).to_le_bytes()].concat();
+            [&1u16.to_le_bytes()[..], &16u16.to_le_bytes(), &field].concat()
+        } else {
+            e.extra.clone()
+        };
+        let (version, size32, csize32) = match zip64 {
+            true => (45, 0xFFFF_FFFF, 0xFFFF_FFFF),
+            false => (e.version, size as u32, e.data.len() as u32),
+        };
         let fields = |v: &mut Vec<u8>, name: &str, crc: u32| {
-            v.extend(e.version.to_le_bytes());
+            v.extend(version.to_le_bytes());
             v.extend(e.flags.to_le_bytes());
             v.extend(e.method.to_le_bytes());
             v.extend([0u8; 4]); // time, date
             v.extend(crc.to_le_bytes());
-            v.extend((e.data.len() as u32).to_le_bytes());
-            v.extend((e.data.len() as u32).to_le_bytes());
+            v.extend(csize32.to_le_bytes());
+            v.extend(size32.to_le_bytes());
             v.extend((name.len() as u16).to_le_bytes());
-            v.extend((e.extra.len() as u16).to_le_bytes());
+            v.extend((extra.len() as u16).to_le_bytes());
         };
         let local_name = e.local_name.as_deref().unwrap_or(&e.name);
         out.extend([0x50, 0x4b, 0x03, 0x04]);
         fields(&mut out, local_name, e.local_crc.unwrap_or(crc));
         out.extend(local_name.as_bytes());
-        out.extend(&e.extra);
+        out.extend(&extra);
         out.extend(&e.data);
         if e.orphan {
             continue;
@@ -188,7 +176,7 @@ pub(crate) fn forged_zip(prefix: &[u8], entries: &[Forged]) -> Vec<u8> {
         central.extend((e.mode << 16).to_le_bytes());
         central.extend(offset.to_le_bytes());
         central.extend(e.name.as_bytes());
-        central.extend(&e.extra);
+        central.extend(&extra);
         central.extend(&e.comment);
     }
     let cd_offset = out.len() as u32;
