@@ -557,12 +557,7 @@ fn centred(benchmark_effect: &BTreeMap<&str, f64>) -> Vec<(String, f64)> {
 /// systems' means fixed by the shuffle, the F statistic of the benchmark given the system grows
 /// with that reduction, so the two rank the permutations alike.
 fn permutation(obs: &[(System, &str, f64)]) -> Option<Permutation> {
-    let benchmarks: Vec<&str> = obs
-        .iter()
-        .map(|o| o.1)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let benchmarks: Vec<&str> = sorted_distinct(obs.iter().map(|o| o.1));
     let mut by_system: BTreeMap<System, Vec<usize>> = BTreeMap::new();
     for (i, o) in obs.iter().enumerate() {
         by_system.entry(o.0).or_default().push(i);
@@ -717,6 +712,11 @@ fn leave_one_out(
         .collect()
 }
 
+/// Each value of `items` once, in order.
+fn sorted_distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    items.collect::<BTreeSet<_>>().into_iter().collect()
+}
+
 type Effects<'a> = (BTreeMap<System<'a>, f64>, BTreeMap<&'a str, f64>, usize);
 
 /// The additive least-squares fit by alternating means: system effects set to the mean of
@@ -725,18 +725,8 @@ type Effects<'a> = (BTreeMap<System<'a>, f64>, BTreeMap<&'a str, f64>, usize);
 fn alternating_means<'a>(obs: &[(System<'a>, &'a str, f64)]) -> Option<Effects<'a>> {
     // Each system and benchmark by its place in sorted order, so the rounds below add into
     // arrays; each sum still takes its pairs in the order of `obs`.
-    let systems: Vec<System> = obs
-        .iter()
-        .map(|o| o.0)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let benchmarks: Vec<&str> = obs
-        .iter()
-        .map(|o| o.1)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let systems: Vec<System> = sorted_distinct(obs.iter().map(|o| o.0));
+    let benchmarks: Vec<&str> = sorted_distinct(obs.iter().map(|o| o.1));
     let place = |found: Result<usize, usize>| found.unwrap_or_else(|at| at);
     let at: Vec<(usize, usize, f64)> = obs
         .iter()
