@@ -848,38 +848,45 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         };
-        // A tag across two lines is read whole: this one is never closed.
-        let e = fails("Intro.\n\n<div\nclass=\"x\">\n\nNext.\n");
-        assert!(e.contains("line 3: raw HTML: <div> is never closed"), "{e}");
-        let e = fails("Intro.\n\n<div\nid=\"x\"\n\nNext.\n");
-        assert!(
-            e.contains("line 3: raw HTML: a tag or comment that does not end"),
-            "{e}"
-        );
-        let e = fails("Intro.\n\n- <!--\n\nAfter the list.\n");
-        assert!(
-            e.contains("raw HTML: a tag or comment that does not end"),
-            "{e}"
-        );
-        let e = fails("Intro <b>bold.\n\nNext</b> paragraph.\n");
-        assert!(
-            e.contains("line 1: raw HTML: </p> closes <b>, opened at line 1"),
-            "{e}"
-        );
-        let e = fails("Intro.\n\n<td>cell</td>\n");
-        assert!(
-            e.contains("line 3: raw HTML: <td> outside a <table>"),
-            "{e}"
-        );
-        let e = fails("Intro.\n\n<p><h6>x</h6></p>\n");
-        assert!(e.contains("line 3: raw HTML: <h6> inside <p>"), "{e}");
-        let e = fails("Intro.\n\n<a>\n\n## Head\n\n</a>\n");
-        assert!(e.contains("line 5: raw HTML: <h2> inside <a>"), "{e}");
-        let e = fails("Text <div>block</div> more.\n");
-        assert!(
-            e.contains("line 1: raw HTML: <div> within a line of text"),
-            "{e}"
-        );
+        // Each markup with the line it is refused with. A tag across two lines is read whole:
+        // the first is never closed.
+        for (md, line) in [
+            (
+                "Intro.\n\n<div\nclass=\"x\">\n\nNext.\n",
+                "line 3: raw HTML: <div> is never closed",
+            ),
+            (
+                "Intro.\n\n<div\nid=\"x\"\n\nNext.\n",
+                "line 3: raw HTML: a tag or comment that does not end",
+            ),
+            (
+                "Intro.\n\n- <!--\n\nAfter the list.\n",
+                "raw HTML: a tag or comment that does not end",
+            ),
+            (
+                "Intro <b>bold.\n\nNext</b> paragraph.\n",
+                "line 1: raw HTML: </p> closes <b>, opened at line 1",
+            ),
+            (
+                "Intro.\n\n<td>cell</td>\n",
+                "line 3: raw HTML: <td> outside a <table>",
+            ),
+            (
+                "Intro.\n\n<p><h6>x</h6></p>\n",
+                "line 3: raw HTML: <h6> inside <p>",
+            ),
+            (
+                "Intro.\n\n<a>\n\n## Head\n\n</a>\n",
+                "line 5: raw HTML: <h2> inside <a>",
+            ),
+            (
+                "Text <div>block</div> more.\n",
+                "line 1: raw HTML: <div> within a line of text",
+            ),
+        ] {
+            let e = fails(md);
+            assert!(e.contains(line), "{md:?}: {e}");
+        }
         // A block spanning lines, written whole, passes.
         let ok = render_prose(
             "<details\nid=\"x\">\n<summary>More</summary>\n\nText.\n\n</details>\n",
