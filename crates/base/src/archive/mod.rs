@@ -613,6 +613,78 @@ impl Read for Stream<'_> {
     }
 }
 
+/// What streaming an entry's data found: how many bytes it inflated to (at most the cap plus
+/// one), their CRC-32, and for a deflate stream how many of the data it took.
+struct Streamed {
+    size: u64,
+    crc32: u32,
+    deflate_took: Option<u64>,
+}
+
+/// Streams the data of `raw` (an entry [`central_directory`] passed) to `sink`, inflating at
+/// most `cap` + 1 bytes through `buf`.
+fn stream(
+    bytes: &[u8],
+    raw: &RawEntry,
+    cap: u64,
+    buf: &mut [u8],
+    mut sink: impl FnMut(&[u8]),
+) -> Result<Streamed, String> {
+    // Each local header repeats its record and the entries tile the file, so the data lie right
+    // after the header, inside the archive.
+    let data = entry_data(bytes, raw)?;
+    let mut file = match raw.method {
+        0 => Stream::Stored(data),
+        8 => Stream::Deflated(flate2::read::DeflateDecoder::new(data)),
+        m => return Err(format!("compression method {m}")),
+    };
+    let mut reader = (&mut file).take(cap + 1);
+    let mut crc = flate2::Crc::new();
+    let mut size: u64 = 0;
+    loop {
+        let n = reader
+            .read(buf)
+            .map_err(|e| format!("cannot inflate: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        crc.update(&buf[..n]);
+        sink(&buf[..n]);
+    }
+    Ok(Streamed {
+        size,
+        crc32: crc.sum(),
+        deflate_took: match &file {
+            Stream::Deflated(d) => Some(d.total_in()),
+            Stream::Stored(_) => None,
+        },
+    })
+}
+
+/// Whether what [`stream`] found is what `raw` declares: its size, a deflate stream that ends
+/// where its data do, and its CRC-32, in that order.
+fn declared_as_streamed(raw: &RawEntry, s: &Streamed) -> Result<(), String> {
+    if s.size != raw.size {
+        return Err(format!(
+            "inflates to {}{} bytes, but declares {}",
+            if s.size > raw.size { "more than " } else { "" },
+            s.size.min(raw.size),
+            raw.size
+        ));
+    }
+    if let Some(took) = s.deflate_took.filter(|&took| took != raw.compressed_size) {
+        return Err(format!(
+            "its deflate stream ends after {took} of its {} bytes; the bytes after it belong to nothing",
+            raw.compressed_size
+        ));
+    }
+    if s.crc32 != raw.crc32 {
+        return Err("its data do not match its CRC-32".into());
+    }
+    Ok(())
+}
+
 /// One inflated entry as [`for_each_entry`] hands it over: its SHA-256 and, when the caller
 /// keeps it, its bytes.
 pub struct Inflated {
@@ -651,67 +723,29 @@ pub fn for_each_entry(
                 )]);
             }
         }
-        // The central directory passed: each local header repeats its record and the entries
-        // tile the file, so the data lie right after the header, inside the archive.
-        let data = entry_data(bytes, raw).map_err(|m| vec![format!("entry {shown:?}: {m}")])?;
-        let mut file = match raw.method {
-            0 => Stream::Stored(data),
-            _ => Stream::Deflated(flate2::read::DeflateDecoder::new(data)),
-        };
+        let fail = |m: String| vec![format!("entry {shown:?}: {m}")];
         // What this entry may still inflate to: its declared size, and what the total leaves.
         let room = raw
             .size
             .min(limits.max_total_bytes.saturating_sub(inflated));
-        let mut reader = (&mut file).take(room + 1);
         let mut hasher = sha2::Sha256::new();
-        let mut crc = flate2::Crc::new();
         // Grows as the data arrives; never sized by a declared number beyond a small start.
         let mut data = kept.then(|| Vec::with_capacity(raw.size.min(1 << 20) as usize));
-        let mut n_read: u64 = 0;
-        loop {
-            let n = reader
-                .read(&mut buf)
-                .map_err(|e| vec![format!("entry {shown:?}: cannot inflate: {e}")])?;
-            if n == 0 {
-                break;
-            }
-            n_read += n as u64;
-            hasher.update(&buf[..n]);
-            crc.update(&buf[..n]);
+        let streamed = stream(bytes, raw, room, &mut buf, |chunk| {
+            hasher.update(chunk);
             if let Some(d) = data.as_mut() {
-                d.extend_from_slice(&buf[..n]);
+                d.extend_from_slice(chunk);
             }
-        }
-        inflated = inflated.saturating_add(n_read);
-        if n_read > room && room < raw.size {
-            return Err(vec![format!(
-                "entry {shown:?}: the entries inflate to more than {} bytes together",
+        })
+        .map_err(fail)?;
+        inflated = inflated.saturating_add(streamed.size);
+        if streamed.size > room && room < raw.size {
+            return Err(fail(format!(
+                "the entries inflate to more than {} bytes together",
                 limits.max_total_bytes
-            )]);
+            )));
         }
-        if n_read != raw.size {
-            return Err(vec![format!(
-                "entry {shown:?}: inflates to {}{} bytes, but declares {}",
-                if n_read > raw.size { "more than " } else { "" },
-                n_read.min(raw.size),
-                raw.size
-            )]);
-        }
-        if let Stream::Deflated(d) = &file {
-            if d.total_in() != raw.compressed_size {
-                return Err(vec![format!(
-                    "entry {shown:?}: its deflate stream ends after {} of its {} bytes; the bytes after it belong to nothing",
-                    d.total_in(),
-                    raw.compressed_size
-                )]);
-            }
-        }
-        if crc.sum() != raw.crc32 {
-            return Err(vec![format!(
-                "entry {shown:?}: its data do not match its CRC-32"
-            )]);
-        }
-        drop(file);
+        declared_as_streamed(raw, &streamed).map_err(fail)?;
         visit(
             raw,
             Inflated {
@@ -753,27 +787,14 @@ pub fn read_entry(
     let Some(raw) = entries.iter().find(|e| e.name == name) else {
         return Ok(None);
     };
-    let fail = |m: &str| vec![format!("entry {name:?}: {m}")];
-    let data = entry_data(bytes, raw).map_err(fail)?;
+    let fail = |m: String| vec![format!("entry {name:?}: {m}")];
     let mut out = Vec::with_capacity(raw.size.min(1 << 20) as usize);
-    match raw.method {
-        0 => out.extend_from_slice(&data[..data.len().min(raw.size as usize + 1)]),
-        8 => {
-            flate2::read::DeflateDecoder::new(data)
-                .take(raw.size + 1)
-                .read_to_end(&mut out)
-                .map_err(|e| fail(&format!("cannot inflate: {e}")))?;
-        }
-        m => return Err(fail(&format!("compression method {m}"))),
-    }
-    if out.len() as u64 != raw.size {
-        return Err(fail("does not inflate to its declared size"));
-    }
-    let mut crc = flate2::Crc::new();
-    crc.update(&out);
-    if crc.sum() != raw.crc32 {
-        return Err(fail("CRC mismatch"));
-    }
+    let mut buf = vec![0u8; 1 << 16];
+    let streamed = stream(bytes, raw, raw.size, &mut buf, |chunk| {
+        out.extend_from_slice(chunk)
+    })
+    .map_err(fail)?;
+    declared_as_streamed(raw, &streamed).map_err(fail)?;
     Ok(Some(out))
 }
 
