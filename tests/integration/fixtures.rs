@@ -275,32 +275,22 @@ fn crlf_line_endings_and_a_bom_change_nothing() {
 }
 
 #[test]
-fn different_missing_value_spellings_do_not_match() {
-    // Row 0 has notes "" and row 1 notes "None": both null in JSON, but different raw text.
-    let a = analyse("missing_spelling_differs").unwrap();
-    assert_eq!(pair_ids(&a), vec![(2, 3), (4, 5), (6, 7)]);
-    assert_eq!(
-        unmatched(&a),
-        vec![
-            (0, Scenario::Offline),
-            (1, Scenario::Server),
-            (10, Scenario::Offline)
-        ]
-    );
-}
-
-#[test]
-fn one_character_in_a_key_field_breaks_the_pair() {
-    let a = analyse("key_differs_by_one_char").unwrap();
-    assert_eq!(pair_ids(&a), vec![(0, 1), (4, 5), (6, 7)]);
-    assert_eq!(
-        unmatched(&a),
-        vec![
-            (2, Scenario::Offline),
-            (3, Scenario::Server),
-            (10, Scenario::Offline)
-        ]
-    );
+fn a_missing_value_spelled_differently_or_one_changed_key_character_breaks_the_pair() {
+    // In "missing_spelling_differs", row 0 has notes "" and row 1 notes "None": both null in
+    // JSON, but different raw text. In "key_differs_by_one_char", row 3's system is B301.
+    for (case, pairs, broken) in [
+        ("missing_spelling_differs", [(2, 3), (4, 5), (6, 7)], (0, 1)),
+        ("key_differs_by_one_char", [(0, 1), (4, 5), (6, 7)], (2, 3)),
+    ] {
+        let a = analyse(case).unwrap();
+        assert_eq!(pair_ids(&a), pairs, "{case}");
+        let expected = [
+            (broken.0, Scenario::Offline),
+            (broken.1, Scenario::Server),
+            (10, Scenario::Offline),
+        ];
+        assert_eq!(unmatched(&a), expected, "{case}");
+    }
 }
 
 #[test]

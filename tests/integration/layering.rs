@@ -301,28 +301,18 @@ fn no_import_circle_joins_the_files_or_folders_of_any_crate() {
             "{} has a lib.rs",
             src.display()
         );
-        let folders = folder_circles(&files);
-        assert!(
-            folders.is_empty(),
-            "import circles among the folders and top-level files of {}:\n{}",
-            src.display(),
-            folders
-                .iter()
-                .map(|c| c.join(" "))
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-        let found = circles(&files);
-        assert!(
-            found.is_empty(),
-            "import circles among the files of {}:\n{}",
-            src.display(),
-            found
-                .iter()
-                .map(|c| c.join(" "))
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
+        for (among, found) in [
+            ("folders and top-level files", folder_circles(&files)),
+            ("files", circles(&files)),
+        ] {
+            let listed: Vec<String> = found.iter().map(|c| c.join(" ")).collect();
+            assert!(
+                found.is_empty(),
+                "import circles among the {among} of {}:\n{}",
+                src.display(),
+                listed.join("\n")
+            );
+        }
     }
 }
 
