@@ -19,6 +19,17 @@ impl Values {
         self.values.insert(name.into(), value.into());
     }
 
+    /// Puts `t` rendered as the value `name`; a failure names `path`, the template's.
+    pub(super) fn text(
+        &mut self,
+        name: impl Into<String>,
+        t: &impl askama::Template,
+        path: &str,
+    ) -> ratios_base::error::Result<()> {
+        self.put(name, super::template(t, path)?);
+        Ok(())
+    }
+
     pub(super) fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
         self.unavailable.insert(name.into(), why.into());
     }

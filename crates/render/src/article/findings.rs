@@ -287,15 +287,13 @@ fn scope(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
         .count();
     v.put("pair_rows", rows.to_string());
     v.put("run1_pair_rows", run1.to_string());
-    v.put(
+    v.text(
         "merged_labels_sentence",
-        template(
-            &MergedLabelsWords {
-                merged: &a.merged_labels,
-            },
-            "text/merged-labels.txt",
-        )?,
-    );
+        &MergedLabelsWords {
+            merged: &a.merged_labels,
+        },
+        "text/merged-labels.txt",
+    )?;
     Ok(())
 }
 
@@ -462,21 +460,19 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
     v.put("cpu_pairs", r.cpu_only_pairs.to_string());
     // How the lowest and highest medians' benchmarks split by node count.
     if let (Some(low), Some(high)) = (r.benchmarks.first(), r.benchmarks.last()) {
-        v.put(
+        v.text(
             "multi_node_sentence",
-            template(
-                &MultiNode {
-                    low,
-                    high,
-                    gap_all: points(high.median.percent() - low.median.percent()),
-                    gap_single: low
-                        .median_single_node
-                        .zip(high.median_single_node)
-                        .map(|(l, h)| points(h.percent() - l.percent())),
-                },
-                "text/multi-node.txt",
-            )?,
-        );
+            &MultiNode {
+                low,
+                high,
+                gap_all: points(high.median.percent() - low.median.percent()),
+                gap_single: low
+                    .median_single_node
+                    .zip(high.median_single_node)
+                    .map(|(l, h)| points(h.percent() - l.percent())),
+            },
+            "text/multi-node.txt",
+        )?;
     } else {
         v.missing("multi_node_sentence", "no pair was matched");
     }
@@ -521,37 +517,33 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
         .min_by(|x, y| x.ratio.0.total_cmp(&y.ratio.0))
         .filter(|p| p.submission.cpu_only)
         .map(|p| percent(p.ratio));
-    v.put(
+    v.text(
         "cpu_sentence",
-        template(
-            &CpuOnly {
-                pairs: r.cpu_only_pairs,
-                benchmarks: list_words(&cpu_benchmarks)?,
-                lowest: lowest_is_cpu,
-                shifts,
-                reorders,
-            },
-            "text/cpu-only.txt",
-        )?,
-    );
+        &CpuOnly {
+            pairs: r.cpu_only_pairs,
+            benchmarks: list_words(&cpu_benchmarks)?,
+            lowest: lowest_is_cpu,
+            shifts,
+            reorders,
+        },
+        "text/cpu-only.txt",
+    )?;
 
     let noise = &r.noise;
     v.put("noise_groups", noise.groups.len().to_string());
     let quoted = |set: &Vec<String>| -> ratios_base::error::Result<String> {
         list_words(&set.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>())
     };
-    v.put(
+    v.text(
         "accelerator_spellings",
-        template(
-            &AcceleratorSpellings {
-                sets: case_variants(a)
-                    .iter()
-                    .map(quoted)
-                    .collect::<ratios_base::error::Result<_>>()?,
-            },
-            "text/accelerator-spellings.txt",
-        )?,
-    );
+        &AcceleratorSpellings {
+            sets: case_variants(a)
+                .iter()
+                .map(quoted)
+                .collect::<ratios_base::error::Result<_>>()?,
+        },
+        "text/accelerator-spellings.txt",
+    )?;
     v.put(
         "noise_two_pair_groups",
         noise
@@ -612,26 +604,23 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
             })
     });
     let ag = &data.highlights.agreement;
-    v.put(
+    v.text(
         "agree_hardware",
-        template(
-            &AgreementHardware {
-                count: ag.accelerators.len(),
-                names: list_words(&ag.accelerators)?,
-                systems: ag.systems,
-                software: ag
-                    .shared_software
-                    .as_ref()
-                    .map(|s| -> ratios_base::error::Result<(usize, String)> {
-                        let quoted: Vec<String> =
-                            s.items.iter().map(|i| format!("“{i}”")).collect();
-                        Ok((s.systems, list_words(&quoted)?))
-                    })
-                    .transpose()?,
-            },
-            "text/agreement-hardware.txt",
-        )?,
-    );
+        &AgreementHardware {
+            count: ag.accelerators.len(),
+            names: list_words(&ag.accelerators)?,
+            systems: ag.systems,
+            software: ag
+                .shared_software
+                .as_ref()
+                .map(|s| -> ratios_base::error::Result<(usize, String)> {
+                    let quoted: Vec<String> = s.items.iter().map(|i| format!("“{i}”")).collect();
+                    Ok((s.systems, list_words(&quoted)?))
+                })
+                .transpose()?,
+        },
+        "text/agreement-hardware.txt",
+    )?;
     v.put("agree_systems", ag.systems.to_string());
     v.put("agree_same_order", ag.same_order.to_string());
     v.put("agree_same_lowest", ag.same_lowest.to_string());
@@ -658,17 +647,16 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
             .map(|s| count_word(s.items.len()).map(|items| (s.systems, items)))
             .transpose()?,
     };
-    v.put(
+    v.text(
         "span_verdict",
-        template(&SpanVerdict { w: &words }, "text/span-verdict.txt")?,
-    );
-    v.put(
+        &SpanVerdict { w: &words },
+        "text/span-verdict.txt",
+    )?;
+    v.text(
         "robustness_verdict",
-        template(
-            &RobustnessVerdict { w: &words },
-            "text/robustness-verdict.txt",
-        )?,
-    );
+        &RobustnessVerdict { w: &words },
+        "text/robustness-verdict.txt",
+    )?;
     Ok(())
 }
 

@@ -98,46 +98,43 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
         .first()
         .map_or("", |b| b.benchmark.as_str());
     v.put("previous_round", a.previous.clone());
-    v.put(
+    v.text(
         "rounds_heading",
-        template(&Heading { a, benchmark }, "text/rounds-heading.txt")?,
-    );
+        &Heading { a, benchmark },
+        "text/rounds-heading.txt",
+    )?;
     let mut by_median: Vec<&ratios_model::across::SharedMedian> = a.medians.iter().collect();
     by_median.sort_by(|x, y| x.median[0].total_cmp(&y.median[0]));
     let order: Vec<String> = by_median.iter().map(|m| m.benchmark.clone()).collect();
-    v.put(
+    v.text(
         "rounds_finding",
-        template(
-            &Finding {
-                a,
-                r,
-                benchmark,
-                before: a.lowest.first().filter(|l| l.round == a.previous),
-                order: super::words::list_words(&order)?,
-            },
-            "text/rounds-finding.txt",
-        )?,
-    );
+        &Finding {
+            a,
+            r,
+            benchmark,
+            before: a.lowest.first().filter(|l| l.round == a.previous),
+            order: super::words::list_words(&order)?,
+        },
+        "text/rounds-finding.txt",
+    )?;
     let significant = |p: f64| p < super::story::SIGNIFICANCE;
-    v.put(
+    v.text(
         "rounds_split",
-        template(
-            &Split {
-                rounds: a
-                    .split
-                    .iter()
-                    .map(|s| {
-                        (
-                            s.round.as_str(),
-                            significant(s.system_p),
-                            significant(s.benchmark_p),
-                        )
-                    })
-                    .collect(),
-            },
-            "text/rounds-split.txt",
-        )?,
-    );
+        &Split {
+            rounds: a
+                .split
+                .iter()
+                .map(|s| {
+                    (
+                        s.round.as_str(),
+                        significant(s.system_p),
+                        significant(s.benchmark_p),
+                    )
+                })
+                .collect(),
+        },
+        "text/rounds-split.txt",
+    )?;
     let rows: Vec<&ratios_model::across::BothRatios> =
         a.systems.iter().flat_map(|s| &s.benchmarks).collect();
     // One set of figures, worded twice: the load's share (`rounds_mechanism`) and how the
@@ -164,15 +161,9 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
         rose: rows.iter().filter(|b| b.current > b.previous).count(),
         rows: rows.len(),
     };
-    v.put(
-        "rounds_mechanism",
-        template(&words, "text/rounds-mechanism.txt")?,
-    );
+    v.text("rounds_mechanism", &words, "text/rounds-mechanism.txt")?;
     words.change = true;
-    v.put(
-        "rounds_change",
-        template(&words, "text/rounds-mechanism.txt")?,
-    );
+    v.text("rounds_change", &words, "text/rounds-mechanism.txt")?;
     v.put("previous_pairs", r.analysis.counts.pairs.to_string());
     v.put(
         "previous_duplicates",
@@ -196,18 +187,16 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
             }
         }
     }
-    v.put(
+    v.text(
         "previous_logs_sentence",
-        template(
-            &PreviousLogs {
-                logs: &r.logs,
-                round: &r.analysis.round,
-                main: &data.analysis.round,
-                failing: super::story::failing_rows(&r.logs)?,
-            },
-            "text/previous-logs.txt",
-        )?,
-    );
+        &PreviousLogs {
+            logs: &r.logs,
+            round: &r.analysis.round,
+            main: &data.analysis.round,
+            failing: super::story::failing_rows(&r.logs)?,
+        },
+        "text/previous-logs.txt",
+    )?;
     Ok(())
 }
 

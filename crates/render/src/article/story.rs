@@ -415,99 +415,92 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
     let verdict = SplitVerdict::of(found.split.as_ref());
     match lowest {
         Some(l) => {
-            v.put(
+            v.text(
                 "dek",
-                template(
-                    &Dek {
-                        lowest: l,
-                        round: &a.round,
-                        median: a
-                            .benchmarks
-                            .first()
-                            .map(|b| percent(b.median.0))
-                            .unwrap_or_default(),
-                        others: match a.benchmarks.get(1..) {
-                            Some([first, .., last]) => {
-                                Some((percent(first.median.0), percent(last.median.0)))
-                            }
-                            Some([only]) => Some((percent(only.median.0), percent(only.median.0))),
-                            _ => None,
-                        },
-                        previous: data
-                            .across
-                            .first()
-                            .and_then(|x| x.lowest.first())
-                            .filter(|p| p.round != a.round),
-                        load: data
-                            .logs
-                            .deficits
-                            .iter()
-                            .find(|d| d.benchmark == l.benchmark)
-                            .and_then(|d| d.shares)
-                            .filter(|s| s[0] > 0.5)
-                            .and_then(|_| {
-                                data.logs
-                                    .benchmarks
-                                    .iter()
-                                    .find(|b| b.benchmark == l.benchmark)
-                            })
-                            .map(|b| percent(b.median_load)),
+                &Dek {
+                    lowest: l,
+                    round: &a.round,
+                    median: a
+                        .benchmarks
+                        .first()
+                        .map(|b| percent(b.median.0))
+                        .unwrap_or_default(),
+                    others: match a.benchmarks.get(1..) {
+                        Some([first, .., last]) => {
+                            Some((percent(first.median.0), percent(last.median.0)))
+                        }
+                        Some([only]) => Some((percent(only.median.0), percent(only.median.0))),
+                        _ => None,
                     },
-                    "text/dek.txt",
-                )?,
-            );
+                    previous: data
+                        .across
+                        .first()
+                        .and_then(|x| x.lowest.first())
+                        .filter(|p| p.round != a.round),
+                    load: data
+                        .logs
+                        .deficits
+                        .iter()
+                        .find(|d| d.benchmark == l.benchmark)
+                        .and_then(|d| d.shares)
+                        .filter(|s| s[0] > 0.5)
+                        .and_then(|_| {
+                            data.logs
+                                .benchmarks
+                                .iter()
+                                .find(|b| b.benchmark == l.benchmark)
+                        })
+                        .map(|b| percent(b.median_load)),
+                },
+                "text/dek.txt",
+            )?;
             v.put("lowest_benchmark", l.benchmark.clone());
             v.put("lowest_on", l.lowest_on.to_string());
             v.put("lowest_systems", l.systems.to_string());
-            v.put(
+            v.text(
                 "lowest_verdict",
-                template(
-                    &LowestWords {
-                        lowest: l,
-                        gap: l.gap_pp.map(|g| g.map(points)),
-                        close: l.close,
-                        vendor: super::findings::vendor(&l.accelerators),
-                    },
-                    "text/lowest.txt",
-                )?,
-            );
-            v.put(
+                &LowestWords {
+                    lowest: l,
+                    gap: l.gap_pp.map(|g| g.map(points)),
+                    close: l.close,
+                    vendor: super::findings::vendor(&l.accelerators),
+                },
+                "text/lowest.txt",
+            )?;
+            v.text(
                 "lowest_tests",
-                template(
-                    &LowestTests {
-                        lowest: l,
-                        p: [
-                            p_value(l.units.systems.p_value),
-                            p_value(l.units.organizations.p_value),
-                            p_value(l.units.configurations.p_value),
-                        ],
-                    },
-                    "text/lowest-tests.txt",
-                )?,
-            );
-            v.put(
+                &LowestTests {
+                    lowest: l,
+                    p: [
+                        p_value(l.units.systems.p_value),
+                        p_value(l.units.organizations.p_value),
+                        p_value(l.units.configurations.p_value),
+                    ],
+                },
+                "text/lowest-tests.txt",
+            )?;
+            v.text(
                 "lowest_chance",
-                template(
-                    &LowestChance {
-                        lowest: l,
-                        one_in: [
-                            one_in(l.units.organizations.p_value),
-                            one_in(l.units.configurations.p_value),
-                        ],
-                    },
-                    "text/lowest-chance.txt",
-                )?,
-            );
+                &LowestChance {
+                    lowest: l,
+                    one_in: [
+                        one_in(l.units.organizations.p_value),
+                        one_in(l.units.configurations.p_value),
+                    ],
+                },
+                "text/lowest-chance.txt",
+            )?;
             let others_firm = found.comparisons.iter().any(|c| {
                 c.first != l.benchmark
                     && c.second != l.benchmark
                     && c.p_value < SIGNIFICANCE
                     && c.units.configurations.p_value < UNIT_SIGNIFICANCE
             });
-            v.put(
+            v.text(
                 "others_sentence",
-                template(&Others { firm: others_firm }, "text/others.txt")?,
-            );
+                &Others { firm: others_firm },
+                "text/others.txt",
+            )?;
             if let Some(h) = found
                 .lowest_by_hardware
                 .iter()
@@ -526,51 +519,47 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
                     .values()
                     .filter_map(|names| super::findings::vendor(names))
                     .collect();
-                v.put(
+                v.text(
                     "by_hardware_sentence",
-                    template(&ByHardware { l: h, makers }, "text/by-hardware.txt")?,
-                );
+                    &ByHardware { l: h, makers },
+                    "text/by-hardware.txt",
+                )?;
             }
-            v.put(
+            v.text(
                 "node_split_sentence",
-                template(
-                    &NodeSplit {
-                        single: &l.single_node,
-                        multi: &l.multi_node,
-                        single_gap: l.single_node.gap_pp.map(|g| points(g[1])),
-                        multi_gap: l.multi_node.gap_pp.map(|g| points(g[1])),
-                    },
-                    "text/node-split.txt",
-                )?,
-            );
+                &NodeSplit {
+                    single: &l.single_node,
+                    multi: &l.multi_node,
+                    single_gap: l.single_node.gap_pp.map(|g| points(g[1])),
+                    multi_gap: l.multi_node.gap_pp.map(|g| points(g[1])),
+                },
+                "text/node-split.txt",
+            )?;
             let group = data
                 .logs
                 .shared_targets
                 .groups
                 .iter()
                 .find(|g| g.benchmark == l.benchmark);
-            v.put(
+            v.text(
                 "shared_targets_sentence",
-                template(
-                    &SharedTargetsWords {
-                        t: &data.logs.shared_targets,
-                    },
-                    "text/shared-targets.txt",
-                )?,
-            );
-            v.put(
+                &SharedTargetsWords {
+                    t: &data.logs.shared_targets,
+                },
+                "text/shared-targets.txt",
+            )?;
+            v.text(
                 "shared_target_example",
-                template(
-                    &SharedTargetExample { group },
-                    "text/shared-target-example.txt",
-                )?,
-            );
+                &SharedTargetExample { group },
+                "text/shared-target-example.txt",
+            )?;
             let medians: Vec<String> = a.benchmarks.iter().map(|b| b.benchmark.clone()).collect();
             order(v, &found.comparisons, &l.benchmark, &medians)?;
-            v.put(
+            v.text(
                 "systems_heading",
-                template(&SystemsHeading { lowest: l }, "text/systems-heading.txt")?,
-            );
+                &SystemsHeading { lowest: l },
+                "text/systems-heading.txt",
+            )?;
         }
         None => {
             for name in ["dek", "lowest_benchmark", "lowest_on", "lowest_systems"] {
@@ -589,26 +578,22 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
             }
         }
     }
-    v.put(
+    v.text(
         "over_100_sentence",
-        template(
-            &Over100 {
-                n: a.counts.over_100,
-                logged: data.logs.over_100,
-                above: data.logs.over_100_load_above,
-            },
-            "text/over-100.txt",
-        )?,
-    );
-    v.put(
+        &Over100 {
+            n: a.counts.over_100,
+            logged: data.logs.over_100,
+            above: data.logs.over_100_load_above,
+        },
+        "text/over-100.txt",
+    )?;
+    v.text(
         "interactive_pairs_sentence",
-        template(
-            &InteractivePairs {
-                n: a.interactive.pairs.len(),
-            },
-            "text/interactive-pairs.txt",
-        )?,
-    );
+        &InteractivePairs {
+            n: a.interactive.pairs.len(),
+        },
+        "text/interactive-pairs.txt",
+    )?;
     mechanism(v, data.logs, &data.analysis.round)?;
     tpot_limits(v, data)?;
     interactive_limits(v, data)?;
@@ -673,15 +658,13 @@ fn other_system(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::R
         return Ok(());
     }
     let spread = (a.ratio.0 - b.ratio.0).abs() * 100.0;
-    v.put(
+    v.text(
         "other_system_gap",
-        template(
-            &OtherGap {
-                wider: spread > data.highlights.span_pp,
-            },
-            "text/other-gap.txt",
-        )?,
-    );
+        &OtherGap {
+            wider: spread > data.highlights.span_pp,
+        },
+        "text/other-gap.txt",
+    )?;
     Ok(())
 }
 
@@ -722,10 +705,7 @@ fn order(
             }
         })
         .collect();
-    v.put(
-        "order_sentence",
-        template(&OrderWords { items }, "text/order.txt")?,
-    );
+    v.text("order_sentence", &OrderWords { items }, "text/order.txt")?;
     Ok(())
 }
 
@@ -733,23 +713,21 @@ fn order(
 fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> ratios_base::error::Result<()> {
     v.put("split_pairs", s.pairs.to_string());
     v.put("split_systems", s.systems.to_string());
-    v.put(
+    v.text(
         "split_verdict",
-        template(
-            &SplitWords {
-                s,
-                verdict,
-                p: {
-                    let weaker = s
-                        .system_given_benchmark
-                        .p_value
-                        .max(s.benchmark_given_system.p_value);
-                    p_value(weaker).replace("p = ", "p ≤ ")
-                },
+        &SplitWords {
+            s,
+            verdict,
+            p: {
+                let weaker = s
+                    .system_given_benchmark
+                    .p_value
+                    .max(s.benchmark_given_system.p_value);
+                p_value(weaker).replace("p = ", "p ≤ ")
             },
-            "text/split.txt",
-        )?,
-    );
+        },
+        "text/split.txt",
+    )?;
     // The effect furthest from the benchmarks' average, how it fares with one unit left out,
     // and which other places hold.
     let furthest = s
@@ -776,35 +754,28 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> ratios_base::error
         let names = |v: &[&ratios_model::analysis::split::EffectRange]| -> Vec<String> {
             v.iter().map(|r| r.benchmark.clone()).collect()
         };
-        v.put(
+        v.text(
             "split_holds",
-            template(
-                &SplitHolds {
-                    holding: list_words(&names(&holding))?,
-                    holding_count: holding.len(),
-                    moving: list_words(&names(&moving))?,
-                },
-                "text/split-holds.txt",
-            )?,
-        );
-        v.put(
+            &SplitHolds {
+                holding: list_words(&names(&holding))?,
+                holding_count: holding.len(),
+                moving: list_words(&names(&moving))?,
+            },
+            "text/split-holds.txt",
+        )?;
+        v.text(
             "split_effect_sentence",
-            template(
-                &SplitEffect {
-                    benchmark: name,
-                    effect: points(effect.abs()),
-                    below: *effect < 0.0,
-                    range,
-                    holds: of.is_some_and(|r| r.holds()),
-                },
-                "text/split-effect.txt",
-            )?,
-        );
+            &SplitEffect {
+                benchmark: name,
+                effect: points(effect.abs()),
+                below: *effect < 0.0,
+                range,
+                holds: of.is_some_and(|r| r.holds()),
+            },
+            "text/split-effect.txt",
+        )?;
     }
-    v.put(
-        "split_detail",
-        template(&SplitDetail { s }, "text/split-detail.txt")?,
-    );
+    v.text("split_detail", &SplitDetail { s }, "text/split-detail.txt")?;
     Ok(())
 }
 
@@ -822,10 +793,7 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
     let (Some(drain), Some(length)) = (range(|f| f.median_drain), range(|f| f.median_length))
     else {
         // No pair has both logs: the factors sentence says so, and the others say nothing.
-        v.put(
-            "factors_sentence",
-            template(&NoFactors, "text/no-factors.txt")?,
-        );
+        v.text("factors_sentence", &NoFactors, "text/no-factors.txt")?;
         for name in [
             "shares_sentence",
             "drain_sentence",
@@ -837,17 +805,15 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
         }
         return Ok(());
     };
-    v.put(
+    v.text(
         "factors_sentence",
-        template(
-            &FactorsWords {
-                logs,
-                drain,
-                length,
-            },
-            "text/factors.txt",
-        )?,
-    );
+        &FactorsWords {
+            logs,
+            drain,
+            length,
+        },
+        "text/factors.txt",
+    )?;
     let by_tokens = |x: &&BenchmarkFactors, y: &&BenchmarkFactors| {
         x.median_server_tokens_per_sample
             .total_cmp(&y.median_server_tokens_per_sample)
@@ -861,29 +827,24 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
             )
         };
         let lowest = b.first().map(|f| f.benchmark.as_str());
-        v.put(
+        v.text(
             "drain_sentence",
-            template(
-                &DrainWords {
-                    follows: logs.drain_follows_length,
-                    longest: words(long),
-                    shortest: words(short),
-                    without: logs
-                        .drain_free_lowest
-                        .iter()
-                        .find(|l| Some(l.benchmark.as_str()) == lowest),
-                },
-                "text/drain.txt",
-            )?,
-        );
+            &DrainWords {
+                follows: logs.drain_follows_length,
+                longest: words(long),
+                shortest: words(short),
+                without: logs
+                    .drain_free_lowest
+                    .iter()
+                    .find(|l| Some(l.benchmark.as_str()) == lowest),
+            },
+            "text/drain.txt",
+        )?;
     }
     let by_load =
         |x: &&BenchmarkFactors, y: &&BenchmarkFactors| x.median_load.total_cmp(&y.median_load);
     if let (Some(low), Some(high)) = (b.iter().min_by(by_load), b.iter().max_by(by_load)) {
-        v.put(
-            "load_sentence",
-            template(&LoadWords { low, high }, "text/load.txt")?,
-        );
+        v.text("load_sentence", &LoadWords { low, high }, "text/load.txt")?;
         v.put("load_low", percent(low.median_load));
         v.put("load_low_benchmark", low.benchmark.clone());
         let nearest = b
@@ -918,44 +879,40 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
             .iter()
             .filter_map(|f| f.median_ratio_near.zip(f.median_ratio_other))
             .collect();
-        v.put(
+        v.text(
             "nearest_limit_sentence",
-            template(
-                &NearestLimit {
-                    round,
-                    nearest,
-                    share: percent(nearest.median_tpot_share),
-                    others: others.clone(),
-                    also_lowest_load: nearest.benchmark == low.benchmark,
-                    limit: limit.clone(),
-                },
-                "text/nearest-limit.txt",
-            )?,
-        );
-        v.put(
+            &NearestLimit {
+                round,
+                nearest,
+                share: percent(nearest.median_tpot_share),
+                others: others.clone(),
+                also_lowest_load: nearest.benchmark == low.benchmark,
+                limit: limit.clone(),
+            },
+            "text/nearest-limit.txt",
+        )?;
+        v.text(
             "latency_sentence",
-            template(
-                &LatencyWords {
-                    nearest,
-                    others,
-                    also_lowest_load: nearest.benchmark == low.benchmark,
-                    limit,
-                    near: logs.near_limit,
-                    near_tpot: b.iter().map(|x| x.near_tpot).sum(),
-                    pairs: logs.with_factors,
-                    compared: compared.len(),
-                    higher: compared.iter().filter(|(n, o)| n > o).count(),
-                    range: {
-                        let d: Vec<f64> = compared.iter().map(|(n, o)| (n - o) * 100.0).collect();
-                        [
-                            points(d.iter().copied().fold(f64::INFINITY, f64::min)),
-                            points(d.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
-                        ]
-                    },
+            &LatencyWords {
+                nearest,
+                others,
+                also_lowest_load: nearest.benchmark == low.benchmark,
+                limit,
+                near: logs.near_limit,
+                near_tpot: b.iter().map(|x| x.near_tpot).sum(),
+                pairs: logs.with_factors,
+                compared: compared.len(),
+                higher: compared.iter().filter(|(n, o)| n > o).count(),
+                range: {
+                    let d: Vec<f64> = compared.iter().map(|(n, o)| (n - o) * 100.0).collect();
+                    [
+                        points(d.iter().copied().fold(f64::INFINITY, f64::min)),
+                        points(d.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+                    ]
                 },
-                "text/latency.txt",
-            )?,
-        );
+            },
+            "text/latency.txt",
+        )?;
     }
     let with_step: Vec<(&BenchmarkFactors, f64)> = b
         .iter()
@@ -972,17 +929,15 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
                 (hi.0.benchmark.clone(), percent(hi.1)),
             )
         });
-    v.put(
+    v.text(
         "target_step_sentence",
-        template(
-            &TargetStep {
-                whole: logs.whole_targets,
-                pairs: logs.with_factors,
-                steps,
-            },
-            "text/target-step.txt",
-        )?,
-    );
+        &TargetStep {
+            whole: logs.whole_targets,
+            pairs: logs.with_factors,
+            steps,
+        },
+        "text/target-step.txt",
+    )?;
     match logs.log_shares {
         Some(all) => {
             let cpu_only = logs
@@ -991,23 +946,21 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
                 .map(|(share, without)| {
                     (logs.cpu_only_pairs, percent(share), without.map(percent))
                 });
-            v.put(
+            v.text(
                 "shares_sentence",
-                template(
-                    &SharesWords {
-                        all: all.map(percent),
-                        cpu_only,
-                        deficit: b.first().and_then(|lowest| {
-                            let d = logs
-                                .deficits
-                                .iter()
-                                .find(|d| d.benchmark == lowest.benchmark)?;
-                            Some((d, d.shares?.map(percent)))
-                        }),
-                    },
-                    "text/shares.txt",
-                )?,
-            );
+                &SharesWords {
+                    all: all.map(percent),
+                    cpu_only,
+                    deficit: b.first().and_then(|lowest| {
+                        let d = logs
+                            .deficits
+                            .iter()
+                            .find(|d| d.benchmark == lowest.benchmark)?;
+                        Some((d, d.shares?.map(percent)))
+                    }),
+                },
+                "text/shares.txt",
+            )?;
         }
         None => v.put("shares_sentence", ""),
     }
@@ -1107,31 +1060,28 @@ fn interactive_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::er
                 c.systems,
             )
         });
-    v.put(
+    v.text(
         "interactive_within_sentence",
-        template(
-            &InteractiveWithin {
-                w: &i.within_systems,
-                turned,
-            },
-            "text/interactive-within.txt",
-        )?,
-    );
+        &InteractiveWithin {
+            w: &i.within_systems,
+            turned,
+        },
+        "text/interactive-within.txt",
+    )?;
     let words = InteractiveLimits { limits };
-    v.put(
+    v.text(
         "interactive_limits_sentence",
-        template(&words, "text/interactive-limits.txt")?,
-    );
+        &words,
+        "text/interactive-limits.txt",
+    )?;
     let within = &i.within_systems;
-    v.put(
+    v.text(
         "interactive_heading",
-        template(
-            &InteractiveHeading {
-                wider: 2 * within.interactive_wider > within.systems,
-            },
-            "text/interactive-heading.txt",
-        )?,
-    );
+        &InteractiveHeading {
+            wider: 2 * within.interactive_wider > within.systems,
+        },
+        "text/interactive-heading.txt",
+    )?;
     Ok(())
 }
 
@@ -1159,10 +1109,11 @@ fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Re
             )
         })
         .collect();
-    v.put(
+    v.text(
         "tpot_limits_sentence",
-        template(&TpotLimits { limits }, "text/tpot-limits.txt")?,
-    );
+        &TpotLimits { limits },
+        "text/tpot-limits.txt",
+    )?;
     Ok(())
 }
 
@@ -1202,10 +1153,11 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()
     let failing = failing_rows(logs)?;
     v.put("logs_checked", logs.rows_checked.to_string());
     v.put("logs_paired", logs.rows_paired.to_string());
-    v.put(
+    v.text(
         "logs_verdict",
-        template(&LogsVerdict { logs, failing }, "text/logs-verdict.txt")?,
-    );
+        &LogsVerdict { logs, failing },
+        "text/logs-verdict.txt",
+    )?;
     let negative = logs
         .pairs
         .iter()
@@ -1217,20 +1169,18 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()
                 .map(|n| (r.row.to_string(), n))
         })
         .collect();
-    v.put(
+    v.text(
         "logs_errors_sentence",
-        template(
-            &LogsErrors {
-                rows: logs
-                    .rows_with_errors
-                    .iter()
-                    .map(|r| r.to_string())
-                    .collect(),
-                negative,
-            },
-            "text/logs-errors.txt",
-        )?,
-    );
+        &LogsErrors {
+            rows: logs
+                .rows_with_errors
+                .iter()
+                .map(|r| r.to_string())
+                .collect(),
+            negative,
+        },
+        "text/logs-errors.txt",
+    )?;
     let missing: Vec<&ratios_model::analysis::Pair> = logs
         .pairs_without_logs
         .iter()
@@ -1251,10 +1201,7 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()
             .collect(),
         organizations,
     };
-    v.put(
-        "logs_missing_sentence",
-        template(&missing, "text/logs-missing.txt")?,
-    );
+    v.text("logs_missing_sentence", &missing, "text/logs-missing.txt")?;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use askama::Template;
 
 use super::catalogue::Values;
 use super::words::{count_word, list_words};
-use super::{template, ArticleData};
+use super::ArticleData;
 use ratios_base::number::{percent, points, tokens};
 use ratios_base::text::short_commit;
 use ratios_model::analysis::{Analysis, Unmatched};
@@ -136,16 +136,14 @@ fn counts(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
         .map(|f| f.name().to_string())
         .collect();
     v.put("non_key_fields", list_words(&non_key)?);
-    v.put(
+    v.text(
         "unmatched_sentence",
-        template(
-            &UnmatchedSentence {
-                unmatched: &a.unmatched,
-                key_fields: a.key_fields.len(),
-            },
-            "text/unmatched.txt",
-        )?,
-    );
+        &UnmatchedSentence {
+            unmatched: &a.unmatched,
+            key_fields: a.key_fields.len(),
+        },
+        "text/unmatched.txt",
+    )?;
     Ok(())
 }
 
@@ -207,18 +205,16 @@ fn spread(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
                 .first()
                 .zip(multi.first())
                 .map(|(s, m)| ((s.0.clone(), percent(s.1)), (m.0.clone(), percent(m.1))));
-            v.put(
+            v.text(
                 "medians_sentence",
-                template(
-                    &Medians {
-                        low: (low.benchmark.clone(), percent(low.median)),
-                        high: (high.benchmark.clone(), percent(high.median)),
-                        strata,
-                        same_order: names(&single) == names(&multi),
-                    },
-                    "text/medians.txt",
-                )?,
-            );
+                &Medians {
+                    low: (low.benchmark.clone(), percent(low.median)),
+                    high: (high.benchmark.clone(), percent(high.median)),
+                    strata,
+                    same_order: names(&single) == names(&multi),
+                },
+                "text/medians.txt",
+            )?;
         }
         _ => {
             for name in [
@@ -395,19 +391,17 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
         }
         None => None,
     };
-    v.put(
+    v.text(
         "span_order_sentence",
-        template(
-            &SpanOrder {
-                same: by_ratio == by_median,
-                count: count_word(by_ratio.len())?,
-                by_ratio,
-                by_median,
-                own,
-            },
-            "text/span-order.txt",
-        )?,
-    );
+        &SpanOrder {
+            same: by_ratio == by_median,
+            count: count_word(by_ratio.len())?,
+            by_ratio,
+            by_median,
+            own,
+        },
+        "text/span-order.txt",
+    )?;
 
     Ok(())
 }
@@ -416,32 +410,28 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
 fn checks(v: &mut Values, checks: &Checks) -> ratios_base::error::Result<()> {
     let checked_rows: BTreeSet<_> = checks.items.iter().map(|c| c.row).collect();
     v.put("checked_rows", checked_rows.len().to_string());
-    v.put(
+    v.text(
         "checks_verdict",
-        template(
-            &ChecksVerdict {
-                checks,
-                failed: checks
-                    .items
-                    .iter()
-                    .filter(|i| i.status == Status::Fail)
-                    .collect(),
-            },
-            "text/checks-verdict.txt",
-        )?,
-    );
+        &ChecksVerdict {
+            checks,
+            failed: checks
+                .items
+                .iter()
+                .filter(|i| i.status == Status::Fail)
+                .collect(),
+        },
+        "text/checks-verdict.txt",
+    )?;
     Ok(())
 }
 
 /// Where the checker facts, the summary and the logs come from.
 fn sources(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()> {
-    v.put(
+    v.text(
         "inputs_licence",
-        template(
-            &Licences::new(data.manifest.licences(), data.manifest),
-            "text/licences.txt",
-        )?,
-    );
+        &Licences::new(data.manifest.licences(), data.manifest),
+        "text/licences.txt",
+    )?;
     let src = &data.facts.source;
     v.put(
         "checker_source",
