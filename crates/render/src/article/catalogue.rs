@@ -15,8 +15,8 @@ pub struct Values {
 }
 
 impl Values {
-    pub(super) fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.values.insert(name.into(), value.into());
+    pub(super) fn put(&mut self, name: impl Into<String>, value: impl ToString) {
+        self.values.insert(name.into(), value.to_string());
     }
 
     /// Puts `t` rendered as the value `name`; a failure names `path`, the template's.
@@ -32,6 +32,18 @@ impl Values {
 
     pub(super) fn missing(&mut self, name: impl Into<String>, why: impl Into<String>) {
         self.unavailable.insert(name.into(), why.into());
+    }
+
+    /// Records each of `names` as missing, for the same reason.
+    pub(super) fn missing_all<N: Into<String>>(
+        &mut self,
+        names: impl IntoIterator<Item = N>,
+        why: impl Into<String>,
+    ) {
+        let why = why.into();
+        for name in names {
+            self.missing(name, why.clone());
+        }
     }
 
     /// The value named `name`, or `None` when the data provide none.

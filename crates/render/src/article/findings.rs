@@ -266,7 +266,7 @@ fn scope(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
         let (before, after) = (&a.steps[k - 1], &a.steps[k]);
         v.put(
             "interactive_at_scenario",
-            (before.interactive - after.interactive).to_string(),
+            before.interactive - after.interactive,
         );
     }
     if let Some(k) = at("inferred").filter(|&k| k > 0) {
@@ -276,7 +276,7 @@ fn scope(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
         );
     }
     if let Some(first) = a.steps.first() {
-        v.put("interactive_rows_all", first.interactive.to_string());
+        v.put("interactive_rows_all", first.interactive);
     }
     let rows = 2 * a.pairs.len();
     let run1 = a
@@ -285,8 +285,8 @@ fn scope(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
         .flat_map(|p| [&p.offline_location, &p.server_location])
         .filter(|l| l.ends_with("/run_1"))
         .count();
-    v.put("pair_rows", rows.to_string());
-    v.put("run1_pair_rows", run1.to_string());
+    v.put("pair_rows", rows);
+    v.put("run1_pair_rows", run1);
     v.text(
         "merged_labels_sentence",
         &MergedLabelsWords {
@@ -366,17 +366,11 @@ fn interactive_hardware(a: &Analysis) -> ratios_base::error::Result<Option<Strin
 /// The Interactive pairs: counts, range and medians.
 fn interactive(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
     let i = &a.interactive;
-    v.put("interactive_rows", i.counts.interactive_rows.to_string());
-    v.put("interactive_inferred", i.counts.inferred.to_string());
-    v.put("interactive_pairs", i.counts.pairs.to_string());
-    v.put(
-        "interactive_offline_rows",
-        i.counts.offline_rows.to_string(),
-    );
-    v.put(
-        "inferred_elsewhere",
-        i.counts.inferred_elsewhere.to_string(),
-    );
+    v.put("interactive_rows", i.counts.interactive_rows);
+    v.put("interactive_inferred", i.counts.inferred);
+    v.put("interactive_pairs", i.counts.pairs);
+    v.put("interactive_offline_rows", i.counts.offline_rows);
+    v.put("inferred_elsewhere", i.counts.inferred_elsewhere);
     v.put(
         "interactive_inferred_share",
         share(i.counts.inferred, i.counts.interactive_rows),
@@ -385,12 +379,9 @@ fn interactive(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
         "interactive_pairs_share",
         share(i.counts.pairs, i.counts.interactive_rows),
     );
-    v.put("interactive_unmatched", i.counts.unmatched.to_string());
-    v.put("interactive_over_100", i.counts.over_100.to_string());
-    v.put(
-        "server_alongside_pairs",
-        i.server_alongside.pairs.to_string(),
-    );
+    v.put("interactive_unmatched", i.counts.unmatched);
+    v.put("interactive_over_100", i.counts.over_100);
+    v.put("server_alongside_pairs", i.server_alongside.pairs);
     match interactive_hardware(a)? {
         Some(s) => v.put("interactive_hardware_sentence", s),
         None => v.missing(
@@ -435,8 +426,8 @@ fn interactive(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
                 points(shigh.median.percent() - slow.median.percent()),
             );
         }
-        _ => {
-            for name in [
+        _ => v.missing_all(
+            [
                 "interactive_min",
                 "interactive_max",
                 "interactive_median_low",
@@ -445,10 +436,9 @@ fn interactive(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
                 "interactive_median_high_benchmark",
                 "interactive_median_spread",
                 "server_median_spread",
-            ] {
-                v.missing(name, "no Interactive run was paired with its Offline run");
-            }
-        }
+            ],
+            "no Interactive run was paired with its Offline run",
+        ),
     }
     Ok(())
 }
@@ -457,7 +447,7 @@ fn interactive(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
 fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()> {
     let a = data.analysis;
     let r = &a.robustness;
-    v.put("cpu_pairs", r.cpu_only_pairs.to_string());
+    v.put("cpu_pairs", r.cpu_only_pairs);
     // How the lowest and highest medians' benchmarks split by node count.
     if let (Some(low), Some(high)) = (r.benchmarks.first(), r.benchmarks.last()) {
         v.text(
@@ -530,7 +520,7 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
     )?;
 
     let noise = &r.noise;
-    v.put("noise_groups", noise.groups.len().to_string());
+    v.put("noise_groups", noise.groups.len());
     let quoted = |set: &Vec<String>| -> ratios_base::error::Result<String> {
         list_words(&set.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>())
     };
@@ -546,17 +536,12 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
     )?;
     v.put(
         "noise_two_pair_groups",
-        noise
-            .groups
-            .iter()
-            .filter(|g| g.pairs == 2)
-            .count()
-            .to_string(),
+        noise.groups.iter().filter(|g| g.pairs == 2).count(),
     );
     let span = data.highlights.span_pp;
     let wider = noise.groups.iter().filter(|g| g.spread_pp > span).count();
-    v.put("noise_wider", wider.to_string());
-    v.put("noise_narrower", (noise.groups.len() - wider).to_string());
+    v.put("noise_wider", wider);
+    v.put("noise_narrower", noise.groups.len() - wider);
     let widest = noise
         .groups
         .first()
@@ -576,14 +561,10 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
             v.put("noise_max", points(noise.max_spread_pp.unwrap_or(m)));
             v.put("noise_max_group", w.clone());
         }
-        _ => {
-            for name in ["noise_median", "noise_max", "noise_max_group"] {
-                v.missing(
-                    name,
-                    "no benchmark has pairs of one hardware configuration from two organisations",
-                );
-            }
-        }
+        _ => v.missing_all(
+            ["noise_median", "noise_max", "noise_max_group"],
+            "no benchmark has pairs of one hardware configuration from two organisations",
+        ),
     }
 
     // Whether the widest group holds a pair of the highlighted system (the span group).
@@ -621,9 +602,9 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
         },
         "text/agreement-hardware.txt",
     )?;
-    v.put("agree_systems", ag.systems.to_string());
-    v.put("agree_same_order", ag.same_order.to_string());
-    v.put("agree_same_lowest", ag.same_lowest.to_string());
+    v.put("agree_systems", ag.systems);
+    v.put("agree_same_order", ag.same_order);
+    v.put("agree_same_lowest", ag.same_lowest);
     v.put("agree_benchmarks", list_words(&ag.order)?);
     match ag.order.first() {
         Some(b) => v.put("agree_lowest", b.clone()),

@@ -87,9 +87,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
         "same_model_strict",
     ];
     let (Some(a), Some(r)) = (data.across.first(), data.previous.first()) else {
-        for name in names {
-            v.missing(name, "data/rounds.json declares no earlier round");
-        }
+        v.missing_all(names, "data/rounds.json declares no earlier round");
         return Ok(());
     };
     let benchmark = data
@@ -164,11 +162,8 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
     v.text("rounds_mechanism", &words, "text/rounds-mechanism.txt")?;
     words.change = true;
     v.text("rounds_change", &words, "text/rounds-mechanism.txt")?;
-    v.put("previous_pairs", r.analysis.counts.pairs.to_string());
-    v.put(
-        "previous_duplicates",
-        r.analysis.counts.duplicates.to_string(),
-    );
+    v.put("previous_pairs", r.analysis.counts.pairs);
+    v.put("previous_duplicates", r.analysis.counts.duplicates);
     v.put(
         "previous_rows",
         ratios_base::number::grouped(r.analysis.counts.rows as f64, 0),
@@ -178,14 +173,10 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
             v.put("same_model_lax", lax.clone());
             v.put("same_model_strict", strict.clone());
         }
-        None => {
-            for name in ["same_model_lax", "same_model_strict"] {
-                v.missing(
-                    name,
-                    "the earlier round declares no benchmarks that are one model",
-                );
-            }
-        }
+        None => v.missing_all(
+            ["same_model_lax", "same_model_strict"],
+            "the earlier round declares no benchmarks that are one model",
+        ),
     }
     v.text(
         "previous_logs_sentence",

@@ -167,6 +167,23 @@ struct LowestChance<'a> {
     one_in: [String; 2],
 }
 
+/// `x` milliseconds, in whole units, joined to `ms` by a no-break space.
+fn ms(x: f64) -> String {
+    format!(
+        "{}{}ms",
+        ratios_base::number::grouped(x, 0),
+        ratios_base::text::NBSP
+    )
+}
+
+/// The least and the greatest of `xs` (infinite when there is none), as `show` prints them.
+fn extent(xs: &[f64], show: impl Fn(f64) -> String) -> [String; 2] {
+    [
+        show(xs.iter().copied().fold(f64::INFINITY, f64::min)),
+        show(xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+    ]
+}
+
 /// One in how many tries an event of probability `p` comes up, in whole tries.
 fn one_in(p: f64) -> String {
     if p > 0.0 {
@@ -455,8 +472,8 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
                 "text/dek.txt",
             )?;
             v.put("lowest_benchmark", l.benchmark.clone());
-            v.put("lowest_on", l.lowest_on.to_string());
-            v.put("lowest_systems", l.systems.to_string());
+            v.put("lowest_on", l.lowest_on);
+            v.put("lowest_systems", l.systems);
             v.text(
                 "lowest_verdict",
                 &LowestWords {
@@ -561,22 +578,17 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
                 "text/systems-heading.txt",
             )?;
         }
-        None => {
-            for name in ["dek", "lowest_benchmark", "lowest_on", "lowest_systems"] {
-                v.missing(name, "no benchmark has pairs");
-            }
-        }
+        None => v.missing_all(
+            ["dek", "lowest_benchmark", "lowest_on", "lowest_systems"],
+            "no benchmark has pairs",
+        ),
     }
     match &found.split {
         Some(s) => split(v, s, verdict)?,
-        None => {
-            for name in ["split_verdict", "split_effect_sentence", "split_detail"] {
-                v.missing(
-                    name,
-                    "fewer than two systems ran two benchmarks or more, or the fit did not settle",
-                );
-            }
-        }
+        None => v.missing_all(
+            ["split_verdict", "split_effect_sentence", "split_detail"],
+            "fewer than two systems ran two benchmarks or more, or the fit did not settle",
+        ),
     }
     v.text(
         "over_100_sentence",
@@ -607,19 +619,12 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
         {
             Some(f) => {
                 v.put(format!("hl.{}.target_qps", h.id), f.target_qps.clone());
-                v.put(
-                    format!("hl.{}.scheduled", h.id),
-                    format!("{}", f.scheduled_samples_per_s),
-                );
+                v.put(format!("hl.{}.scheduled", h.id), f.scheduled_samples_per_s);
             }
-            None => {
-                for name in ["target_qps", "scheduled"] {
-                    v.missing(
-                        format!("hl.{}.{name}", h.id),
-                        format!("{}'s pair has no pinned log with a target", h.label),
-                    );
-                }
-            }
+            None => v.missing_all(
+                ["target_qps", "scheduled"].map(|name| format!("hl.{}.{name}", h.id)),
+                format!("{}'s pair has no pinned log with a target", h.label),
+            ),
         }
     }
     Ok(())
@@ -681,16 +686,11 @@ fn order(
         .iter()
         .filter(|c| c.first != lowest && c.second != lowest && c.systems >= 2)
         .map(|c| {
-            let (higher, lower, on) = if c.first_higher >= c.second_higher {
-                (&c.first, &c.second, c.first_higher)
-            } else {
-                (&c.second, &c.first, c.second_higher)
-            };
             let by = &c.units.configurations;
-            let configurations_on = if c.first_higher >= c.second_higher {
-                by.first
+            let (higher, lower, on, configurations_on) = if c.first_higher >= c.second_higher {
+                (&c.first, &c.second, c.first_higher, by.first)
             } else {
-                by.second
+                (&c.second, &c.first, c.second_higher, by.second)
             };
             OrderItem {
                 higher: higher.clone(),
@@ -711,8 +711,8 @@ fn order(
 
 /// The split's verdict, what the lowest benchmark's effect is, and the figures for the method.
 fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> ratios_base::error::Result<()> {
-    v.put("split_pairs", s.pairs.to_string());
-    v.put("split_systems", s.systems.to_string());
+    v.put("split_pairs", s.pairs);
+    v.put("split_systems", s.systems);
     v.text(
         "split_verdict",
         &SplitWords {
@@ -782,7 +782,7 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> ratios_base::error
 /// The ratio taken apart: the factors' medians, the drain, the load, the latency limits, the
 /// target's step.
 fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error::Result<()> {
-    v.put("with_factors", logs.with_factors.to_string());
+    v.put("with_factors", logs.with_factors);
     v.put("why_heading", why_heading(logs.log_shares)?);
     let b = &logs.benchmarks;
     let range = |get: fn(&BenchmarkFactors) -> f64| -> Option<[String; 2]> {
@@ -856,25 +856,14 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
             .filter(|x| x.benchmark != nearest.benchmark)
             .map(|x| x.median_tpot_share)
             .collect();
-        let others = (!others.is_empty()).then(|| {
-            [
-                percent(others.iter().copied().fold(f64::INFINITY, f64::min)),
-                percent(others.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
-            ]
-        });
+        let others = (!others.is_empty()).then(|| extent(&others, percent));
         let limit = logs
             .pairs
             .iter()
             .filter(|p| p.benchmark == nearest.benchmark)
             .filter_map(|p| p.factors.as_ref().map(|f| f.tpot_limit_ms))
             .next()
-            .map(|ms| {
-                format!(
-                    "{}{}ms",
-                    ratios_base::number::grouped(ms, 0),
-                    ratios_base::text::NBSP
-                )
-            });
+            .map(ms);
         let compared: Vec<(f64, f64)> = b
             .iter()
             .filter_map(|f| f.median_ratio_near.zip(f.median_ratio_other))
@@ -903,13 +892,13 @@ fn mechanism(v: &mut Values, logs: &PairLogs, round: &str) -> ratios_base::error
                 pairs: logs.with_factors,
                 compared: compared.len(),
                 higher: compared.iter().filter(|(n, o)| n > o).count(),
-                range: {
-                    let d: Vec<f64> = compared.iter().map(|(n, o)| (n - o) * 100.0).collect();
-                    [
-                        points(d.iter().copied().fold(f64::INFINITY, f64::min)),
-                        points(d.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
-                    ]
-                },
+                range: extent(
+                    &compared
+                        .iter()
+                        .map(|(n, o)| (n - o) * 100.0)
+                        .collect::<Vec<_>>(),
+                    points,
+                ),
             },
             "text/latency.txt",
         )?;
@@ -1002,13 +991,7 @@ struct InteractiveLimits {
 /// How much the Interactive limits tighten the TPOT limit of each benchmark with Interactive
 /// pairs, and the heading of the Interactive section.
 fn interactive_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()> {
-    let ms = |ns: u64| {
-        format!(
-            "{}{}ms",
-            ratios_base::number::grouped(ns as f64 / 1e6, 0),
-            ratios_base::text::NBSP
-        )
-    };
+    let ms = |ns: u64| ms(ns as f64 / 1e6);
     let i = &data.analysis.interactive;
     // Benchmarks whose limits fall alike are named together.
     let mut grouped: Vec<((u64, u64), Vec<String>)> = Vec::new();
@@ -1098,16 +1081,7 @@ fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Re
     }
     let limits = limits
         .into_iter()
-        .map(|(ns, bs)| {
-            (
-                format!(
-                    "{}{}ms",
-                    ratios_base::number::grouped(ns as f64 / 1e6, 0),
-                    ratios_base::text::NBSP
-                ),
-                bs,
-            )
-        })
+        .map(|(ns, bs)| (ms(ns as f64 / 1e6), bs))
         .collect();
     v.text(
         "tpot_limits_sentence",
@@ -1151,8 +1125,8 @@ pub(crate) fn failing_rows(logs: &PairLogs) -> ratios_base::error::Result<Vec<St
 fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()> {
     let logs = data.logs;
     let failing = failing_rows(logs)?;
-    v.put("logs_checked", logs.rows_checked.to_string());
-    v.put("logs_paired", logs.rows_paired.to_string());
+    v.put("logs_checked", logs.rows_checked);
+    v.put("logs_paired", logs.rows_paired);
     v.text(
         "logs_verdict",
         &LogsVerdict { logs, failing },

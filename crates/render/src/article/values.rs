@@ -123,14 +123,14 @@ pub fn values(data: &ArticleData<'_>) -> ratios_base::error::Result<Values> {
 fn counts(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
     let c = &a.counts;
     v.put("round", a.round.clone());
-    v.put("rows", c.rows.to_string());
-    v.put("closed", c.closed.to_string());
-    v.put("open", c.open.to_string());
-    v.put("eligible", c.eligible.to_string());
-    v.put("pairs", c.pairs.to_string());
-    v.put("over_100", c.over_100.to_string());
-    v.put("unmatched", c.unmatched.to_string());
-    v.put("key_fields", a.key_fields.len().to_string());
+    v.put("rows", c.rows);
+    v.put("closed", c.closed);
+    v.put("open", c.open);
+    v.put("eligible", c.eligible);
+    v.put("pairs", c.pairs);
+    v.put("over_100", c.over_100);
+    v.put("unmatched", c.unmatched);
+    v.put("key_fields", a.key_fields.len());
     let non_key: Vec<String> = ratios_model::analysis::NON_KEY_FIELDS
         .iter()
         .map(|f| f.name().to_string())
@@ -171,11 +171,7 @@ fn spread(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
             v.put("all_min", percent(min));
             v.put("all_max", percent(max));
         }
-        _ => {
-            for name in ["all_min", "all_max"] {
-                v.missing(name, "no pair was matched");
-            }
-        }
+        _ => v.missing_all(["all_min", "all_max"], "no pair was matched"),
     }
     match (a.benchmarks.first(), a.benchmarks.last()) {
         (Some(low), Some(high)) => {
@@ -216,17 +212,16 @@ fn spread(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
                 "text/medians.txt",
             )?;
         }
-        _ => {
-            for name in [
+        _ => v.missing_all(
+            [
                 "median_low",
                 "median_low_benchmark",
                 "median_high",
                 "median_high_benchmark",
                 "medians_sentence",
-            ] {
-                v.missing(name, "no pair was matched");
-            }
-        }
+            ],
+            "no pair was matched",
+        ),
     }
     Ok(())
 }
@@ -274,8 +269,8 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     );
     v.put(key("offline"), tokens(p.offline));
     v.put(key("server"), tokens(p.server));
-    v.put(key("offline_id"), p.offline_id.to_string());
-    v.put(key("server_id"), p.server_id.to_string());
+    v.put(key("offline_id"), p.offline_id);
+    v.put(key("server_id"), p.server_id);
     v.put(key("model"), p.submission.model.clone());
     v.put(key("system"), p.submission.system_name.clone());
     // The p99 time per output token of the Server run against its limit, from its log.
@@ -290,34 +285,26 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
             v.put(key("p99_tpot"), l.observed.clone());
             v.put(key("tpot_limit"), l.limit.clone());
         }
-        None => {
-            for name in ["p99_tpot", "tpot_limit"] {
-                v.missing(
-                    key(name),
-                    format!(
-                        "no pinned log gives {}'s Server p99 TPOT and its limit",
-                        h.label
-                    ),
-                );
-            }
-        }
+        None => v.missing_all(
+            ["p99_tpot", "tpot_limit"].map(key),
+            format!(
+                "no pinned log gives {}'s Server p99 TPOT and its limit",
+                h.label
+            ),
+        ),
     }
     match data.analysis.interactive.pair(p.offline_id) {
         Some(i) => {
             v.put(key("interactive_ratio"), percent(i.ratio));
-            v.put(key("interactive_id"), i.interactive_id.to_string());
+            v.put(key("interactive_id"), i.interactive_id);
         }
-        None => {
-            for name in ["interactive_ratio", "interactive_id"] {
-                v.missing(
-                    key(name),
-                    format!(
-                        "{}'s submission has no Interactive run paired with its Offline run",
-                        h.label
-                    ),
-                );
-            }
-        }
+        None => v.missing_all(
+            ["interactive_ratio", "interactive_id"].map(key),
+            format!(
+                "{}'s submission has no Interactive run paired with its Offline run",
+                h.label
+            ),
+        ),
     }
     // The checker's bounds for this highlight's benchmark, by metric name.
     let pct = |m: Option<f64>| {
@@ -409,7 +396,7 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
 /// How many rows were checked against their logs, and the verdict sentence.
 fn checks(v: &mut Values, checks: &Checks) -> ratios_base::error::Result<()> {
     let checked_rows: BTreeSet<_> = checks.items.iter().map(|c| c.row).collect();
-    v.put("checked_rows", checked_rows.len().to_string());
+    v.put("checked_rows", checked_rows.len());
     v.text(
         "checks_verdict",
         &ChecksVerdict {
@@ -459,14 +446,10 @@ fn sources(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result
             v.put("csv_commit", short_commit(&csv.commit));
             v.put("json_commit", short_commit(&json.commit));
         }
-        _ => {
-            for name in ["csv_url", "csv_repository", "csv_commit", "json_commit"] {
-                v.missing(
-                    name,
-                    "the manifest pins no single summary.csv and summary.json",
-                );
-            }
-        }
+        _ => v.missing_all(
+            ["csv_url", "csv_repository", "csv_commit", "json_commit"],
+            "the manifest pins no single summary.csv and summary.json",
+        ),
     }
     // The logs behind the checks: the inputs the checks cite as evidence.
     let cited: BTreeSet<&str> = data
@@ -484,20 +467,19 @@ fn sources(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result
             v.put("logs_repository", log.repository.clone());
             v.put("logs_commit", short_commit(&log.commit));
         }
-        None => {
-            for name in ["logs_repository", "logs_commit"] {
-                v.missing(name, "no check used a pinned LoadGen log");
-            }
-        }
+        None => v.missing_all(
+            ["logs_repository", "logs_commit"],
+            "no check used a pinned LoadGen log",
+        ),
     }
     Ok(())
 }
 
 /// What the reader's rebuild needs and covers.
 fn rebuild(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()> {
-    v.put("input_count", data.manifest.inputs.len().to_string());
-    v.put("tool", data.tool.to_string());
-    v.put("rust_version", env!("CARGO_PKG_RUST_VERSION").to_string());
+    v.put("input_count", data.manifest.inputs.len());
+    v.put("tool", data.tool);
+    v.put("rust_version", env!("CARGO_PKG_RUST_VERSION"));
     v.put("python_version", ratios_model::notebook::min_python());
     v.put(
         "offline_platforms",
