@@ -270,45 +270,27 @@ pub(crate) fn render_page_prose(
 /// The element a Markdown event opens (`true`) or closes, for the nesting check.
 fn markdown_element(event: &Event) -> Option<(&'static str, bool)> {
     const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
-    let heading = |level: HeadingLevel| HEADINGS[level as usize - 1];
-    let list = |ordered: bool| if ordered { "ol" } else { "ul" };
-    match event {
-        Event::Start(tag) => Some((
-            match tag {
-                Tag::Paragraph => "p",
-                Tag::Heading { level, .. } => heading(*level),
-                Tag::BlockQuote(_) => "blockquote",
-                Tag::CodeBlock(_) => "pre",
-                Tag::List(first) => list(first.is_some()),
-                Tag::Item => "li",
-                Tag::Table(_) => "table",
-                Tag::Emphasis => "em",
-                Tag::Strong => "strong",
-                Tag::Strikethrough => "del",
-                Tag::Link { .. } => "a",
-                _ => return None,
-            },
-            true,
-        )),
-        Event::End(tag) => Some((
-            match tag {
-                TagEnd::Paragraph => "p",
-                TagEnd::Heading(level) => heading(*level),
-                TagEnd::BlockQuote(_) => "blockquote",
-                TagEnd::CodeBlock => "pre",
-                TagEnd::List(ordered) => list(*ordered),
-                TagEnd::Item => "li",
-                TagEnd::Table => "table",
-                TagEnd::Emphasis => "em",
-                TagEnd::Strong => "strong",
-                TagEnd::Strikethrough => "del",
-                TagEnd::Link => "a",
-                _ => return None,
-            },
-            false,
-        )),
-        _ => None,
-    }
+    let (end, opens) = match event {
+        Event::Start(tag) => (tag.to_end(), true),
+        Event::End(tag) => (*tag, false),
+        _ => return None,
+    };
+    let name = match end {
+        TagEnd::Paragraph => "p",
+        TagEnd::Heading(level) => HEADINGS[level as usize - 1],
+        TagEnd::BlockQuote(_) => "blockquote",
+        TagEnd::CodeBlock => "pre",
+        TagEnd::List(true) => "ol",
+        TagEnd::List(false) => "ul",
+        TagEnd::Item => "li",
+        TagEnd::Table => "table",
+        TagEnd::Emphasis => "em",
+        TagEnd::Strong => "strong",
+        TagEnd::Strikethrough => "del",
+        TagEnd::Link => "a",
+        _ => return None,
+    };
+    Some((name, opens))
 }
 
 /// Opens the element `name` (its tag at byte `at`, line `line`) on `nesting`, unless a browser
@@ -411,30 +393,25 @@ fn render_any(
                 // The contents and the notes are made from the whole rendered prose (its
                 // headings, the citations' numbers): placed as a marker paragraph, which passes
                 // the allow-list, and filled in afterwards. Each stands once.
-                if let Some(&once) = ONCE.iter().find(|block| **block == name) {
+                let block = if let Some(&once) = ONCE.iter().find(|block| **block == name) {
                     if !placed_once.insert(name) {
                         return Err(err_at(
                             line,
                             format!("{{{{block:{name}}}}} is placed twice; the {name} stand once"),
                         ));
                     }
-                    out.push(Event::Html(CowStr::from(format!(
-                        "<p>{marker}{}</p>\n",
-                        placed.len()
-                    ))));
-                    placed.push(Placed::Once(once));
-                    i += 3;
-                    continue;
-                }
-                let html = blocks.get(name).ok_or_else(|| {
-                    err_at(line, format!("unknown block {{{{block:{}}}}}", near(name)))
-                })?;
+                    Placed::Once(once)
+                } else {
+                    Placed::Made(blocks.get(name).ok_or_else(|| {
+                        err_at(line, format!("unknown block {{{{block:{}}}}}", near(name)))
+                    })?)
+                };
                 // A marker paragraph now; the block goes in after the prose is written out.
                 out.push(Event::Html(CowStr::from(format!(
                     "<p>{marker}{}</p>\n",
                     placed.len()
                 ))));
-                placed.push(Placed::Made(html.as_str()));
+                placed.push(block);
                 i += 3;
                 continue;
             }

@@ -11,27 +11,16 @@
 use ratios_base::error::{Error, Result};
 use ratios_base::markup::{self, Token, VOID_ELEMENTS};
 
-/// Elements the prose may write: text structure, lists, tables, `<details>`, quotations and
-/// inline phrasing. Nothing that loads, runs, embeds, styles or submits.
-const TAGS: &[&str] = &[
-    "a",
-    "abbr",
-    "b",
+/// The elements the prose may write besides phrasing ([`PHRASING`]) and a table's parts
+/// ([`TABLE_PARTS`]): text structure, lists, tables, `<details>` and quotations. Nothing that
+/// loads, runs, embeds, styles or submits.
+const BLOCKS: &[&str] = &[
     "blockquote",
-    "br",
-    "caption",
-    "cite",
-    "code",
-    "col",
-    "colgroup",
     "dd",
-    "del",
     "details",
-    "dfn",
     "div",
     "dl",
     "dt",
-    "em",
     "figcaption",
     "figure",
     "h1",
@@ -41,36 +30,21 @@ const TAGS: &[&str] = &[
     "h5",
     "h6",
     "hr",
-    "i",
-    "ins",
-    "kbd",
     "li",
-    "mark",
     "ol",
     "p",
     "pre",
-    "q",
-    "s",
-    "samp",
-    "small",
-    "span",
-    "strong",
-    "sub",
     "summary",
-    "sup",
     "table",
-    "tbody",
-    "td",
-    "tfoot",
-    "th",
-    "thead",
-    "time",
-    "tr",
-    "u",
     "ul",
-    "var",
-    "wbr",
 ];
+
+/// Whether the prose may write the element `name`.
+fn allowed_tag(name: &str) -> bool {
+    [PHRASING, TABLE_PARTS, BLOCKS]
+        .iter()
+        .any(|list| list.contains(&name))
+}
 
 /// Attributes any allowed element may carry.
 const GENERIC_ATTRIBUTES: &[&str] = &["id", "class", "title", "lang", "aria-label"];
@@ -139,7 +113,7 @@ fn style(value: &str) -> Option<String> {
 /// What is wrong with the tag `tag` of the prose's HTML, if anything.
 fn tag_problem(tag: &markup::TagAt) -> Option<String> {
     let name = || ratios_base::text::excerpt(&tag.name.escape_debug().to_string(), 40);
-    if !TAGS.contains(&tag.name.as_str()) {
+    if !allowed_tag(&tag.name) {
         return Some(format!(
             "<{}> is not one of the elements the prose may write (text, lists, tables, details, quotations and inline phrasing)",
             name()
@@ -201,7 +175,7 @@ fn unknown_reference(text: &str) -> Option<&str> {
     })
 }
 
-/// The elements of [`TAGS`] that a line of text may hold (phrasing content): the others are
+/// The elements that a line of text may hold (phrasing content): the others are
 /// blocks, before which a browser ends a paragraph.
 const PHRASING: &[&str] = &[
     "a", "abbr", "b", "br", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd", "mark", "q",
@@ -304,7 +278,7 @@ pub fn normalise(html: &str, marker: &str, blocks: &[&str], file: &str) -> Resul
             Token::Tag(tag) if tag.end => {
                 after_pre = false;
                 if !VOID_ELEMENTS.contains(&tag.name.as_str()) {
-                    if !TAGS.contains(&tag.name.as_str()) {
+                    if !allowed_tag(&tag.name) {
                         return Err(refuse(format!(
                             "</{}> is not HTML the prose may write",
                             tag.name

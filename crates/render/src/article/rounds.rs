@@ -404,7 +404,7 @@ pub fn blocks(data: &ArticleData<'_>, out: &mut Blocks) -> Result<()> {
                 rows: a
                     .systems
                     .iter()
-                    .flat_map(|s| {
+                    .map(|s| {
                         let shared: Vec<String> = s
                             .benchmarks
                             .iter()
@@ -417,7 +417,7 @@ pub fn blocks(data: &ArticleData<'_>, out: &mut Blocks) -> Result<()> {
                                 )
                             })
                             .collect();
-                        std::iter::once((
+                        (
                             breakable(&s.organization),
                             breakable(s.system_name.trim()),
                             breakable(s.previous_system_name.trim()),
@@ -428,7 +428,7 @@ pub fn blocks(data: &ArticleData<'_>, out: &mut Blocks) -> Result<()> {
                             } else {
                                 shared.join("; ")
                             },
-                        ))
+                        )
                     })
                     .collect(),
             },

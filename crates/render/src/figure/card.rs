@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use ab_glyph_rasterizer::{point, Rasterizer};
+use ab_glyph_rasterizer::{point, Point, Rasterizer};
 use askama::Template;
 
 use ratios_base::error::{Error, Result};
@@ -80,16 +80,25 @@ impl<'a> Font<'a> {
         self.px / f32::from(self.face.units_per_em())
     }
 
+    /// The glyph of `c`, or of a space when the font has none.
+    fn glyph(&self, c: char) -> Option<ttf_parser::GlyphId> {
+        self.face
+            .glyph_index(c)
+            .or_else(|| self.face.glyph_index(' '))
+    }
+
+    /// How far `glyph` moves the pen, in pixels.
+    fn advance(&self, glyph: ttf_parser::GlyphId) -> f32 {
+        self.face
+            .glyph_hor_advance(glyph)
+            .map_or(0.0, |a| f32::from(a) * self.scale())
+    }
+
     /// The width of `text` in pixels.
     fn width(&self, text: &str) -> f32 {
         text.chars()
-            .map(|c| {
-                self.face
-                    .glyph_index(c)
-                    .or_else(|| self.face.glyph_index(' '))
-                    .and_then(|g| self.face.glyph_hor_advance(g))
-                    .map_or(0.0, |a| f32::from(a) * self.scale())
-            })
+            .filter_map(|c| self.glyph(c))
+            .map(|g| self.advance(g))
             .sum()
     }
 }
@@ -100,13 +109,13 @@ struct Outline<'r> {
     scale: f32,
     dx: f32,
     dy: f32,
-    start: (f32, f32),
-    last: (f32, f32),
+    start: Point,
+    last: Point,
 }
 
 impl Outline<'_> {
-    fn at(&self, x: f32, y: f32) -> (f32, f32) {
-        (self.dx + x * self.scale, self.dy - y * self.scale)
+    fn at(&self, x: f32, y: f32) -> Point {
+        point(self.dx + x * self.scale, self.dy - y * self.scale)
     }
 }
 
@@ -117,35 +126,23 @@ impl ttf_parser::OutlineBuilder for Outline<'_> {
     }
     fn line_to(&mut self, x: f32, y: f32) {
         let p = self.at(x, y);
-        self.raster
-            .draw_line(point(self.last.0, self.last.1), point(p.0, p.1));
+        self.raster.draw_line(self.last, p);
         self.last = p;
     }
     fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
-        let (c, p) = (self.at(x1, y1), self.at(x, y));
-        self.raster.draw_quad(
-            point(self.last.0, self.last.1),
-            point(c.0, c.1),
-            point(p.0, p.1),
-        );
+        let p = self.at(x, y);
+        self.raster.draw_quad(self.last, self.at(x1, y1), p);
         self.last = p;
     }
     fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
-        let (c1, c2, p) = (self.at(x1, y1), self.at(x2, y2), self.at(x, y));
-        self.raster.draw_cubic(
-            point(self.last.0, self.last.1),
-            point(c1.0, c1.1),
-            point(c2.0, c2.1),
-            point(p.0, p.1),
-        );
+        let p = self.at(x, y);
+        let (c1, c2) = (self.at(x1, y1), self.at(x2, y2));
+        self.raster.draw_cubic(self.last, c1, c2, p);
         self.last = p;
     }
     fn close(&mut self) {
         if self.last != self.start {
-            self.raster.draw_line(
-                point(self.last.0, self.last.1),
-                point(self.start.0, self.start.1),
-            );
+            self.raster.draw_line(self.last, self.start);
         }
         self.last = self.start;
     }
@@ -211,14 +208,7 @@ impl Canvas {
             Anchor::Start => x,
             Anchor::End => x - font.width(text),
         };
-        for c in text.chars() {
-            let Some(glyph) = font
-                .face
-                .glyph_index(c)
-                .or_else(|| font.face.glyph_index(' '))
-            else {
-                continue;
-            };
+        for glyph in text.chars().filter_map(|c| font.glyph(c)) {
             if let Some(bbox) = font.face.glyph_bounding_box(glyph) {
                 // The glyph's box in pixels, with a pixel of margin, its origin on whole pixels.
                 let left = (pen + f32::from(bbox.x_min) * scale).floor() - 1.0;
@@ -231,8 +221,8 @@ impl Canvas {
                     scale,
                     dx: pen - left,
                     dy: y - top,
-                    start: (0.0, 0.0),
-                    last: (0.0, 0.0),
+                    start: point(0.0, 0.0),
+                    last: point(0.0, 0.0),
                 };
                 font.face.outline_glyph(glyph, &mut outline);
                 raster.for_each_pixel_2d(|px, py, coverage| {
@@ -245,10 +235,7 @@ impl Canvas {
                     );
                 });
             }
-            pen += font
-                .face
-                .glyph_hor_advance(glyph)
-                .map_or(0.0, |a| f32::from(a) * scale);
+            pen += font.advance(glyph);
         }
     }
 }
@@ -305,8 +292,8 @@ pub fn card(
     let title_font = Font::new(bold, 46.0)?;
     let small = Font::new(regular, 24.0)?;
     let label = Font::new(regular, 25.0)?;
+    // The group headings and the values: one face at one size.
     let heading = Font::new(bold, 25.0)?;
-    let value = Font::new(bold, 25.0)?;
     let mut c = Canvas::new();
     let margin = 56.0;
     let inner = WIDTH as f32 - 2.0 * margin;
@@ -374,7 +361,7 @@ pub fn card(
                 TEXT,
             );
             c.text(
-                &value,
+                &heading,
                 &ratios_base::number::percent(bar.ratio),
                 plot_right + 16.0,
                 baseline,

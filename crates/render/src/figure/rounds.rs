@@ -244,7 +244,7 @@ impl Dumbbell<'_> {
             .count();
         let note = super::clipped_note(clipped, bottom + 20.0);
         let spans = super::merged(spans);
-        let svg = render(
+        render(
             &RoundsFigure {
                 frame: super::Frame::new(
                     self.number,
@@ -270,13 +270,8 @@ impl Dumbbell<'_> {
                 key_current_x,
                 note,
             },
-            if self.number == 4 {
-                "figure 4"
-            } else {
-                "figure 5"
-            },
-        )?;
-        Ok(svg)
+            &format!("figure {}", self.number),
+        )
     }
 }
 
