@@ -362,27 +362,18 @@ fn checks(data: &ArticleData<'_>) -> Result<String> {
             .iter()
             .filter(|c| c.row == item.row)
             .collect();
-        let of_kind = |k: CheckKind| -> Vec<&Check> {
-            of_row.iter().copied().filter(|c| c.kind == k).collect()
+        let of_kind = |keep: fn(&CheckKind) -> bool| -> Vec<&Check> {
+            of_row.iter().copied().filter(|c| keep(&c.kind)).collect()
         };
-        let acc: Vec<&Check> = of_row
-            .iter()
-            .copied()
-            .filter(|c| c.kind.is_accuracy())
-            .collect();
         check_rows.push(CheckRow {
             row: item.row.to_string(),
             model: &item.model,
             scenario: item.scenario.as_str(),
-            valid: of_row
-                .iter()
-                .copied()
-                .filter(|c| matches!(c.kind, CheckKind::ResultValid | CheckKind::RunConditions))
-                .collect(),
-            throughput: of_kind(CheckKind::Throughput),
-            ttft: of_kind(CheckKind::P99Ttft),
-            tpot: of_kind(CheckKind::P99Tpot),
-            accuracy: acc,
+            valid: of_kind(|k| matches!(k, CheckKind::ResultValid | CheckKind::RunConditions)),
+            throughput: of_kind(|k| *k == CheckKind::Throughput),
+            ttft: of_kind(|k| *k == CheckKind::P99Ttft),
+            tpot: of_kind(|k| *k == CheckKind::P99Tpot),
+            accuracy: of_kind(CheckKind::is_accuracy),
         });
     }
     // The details print times as `80 ms`: on the page, joined by a no-break space.
@@ -396,15 +387,19 @@ fn checks(data: &ArticleData<'_>) -> Result<String> {
     .map(|html| ratios_base::text::join_units(&html, false))
 }
 
-/// Every matched pair, the highlighted ones marked.
-fn pairs(data: &ArticleData<'_>) -> Result<String> {
-    let a = data.analysis;
-    let highlighted: BTreeSet<_> = data
-        .highlights
+/// The Offline rows of the highlighted pairs.
+fn highlighted(data: &ArticleData<'_>) -> BTreeSet<ratios_model::summary::RowId> {
+    data.highlights
         .highlights
         .iter()
         .map(|h| h.offline_id)
-        .collect();
+        .collect()
+}
+
+/// Every matched pair, the highlighted ones marked.
+fn pairs(data: &ArticleData<'_>) -> Result<String> {
+    let a = data.analysis;
+    let highlighted = highlighted(data);
     template(
         &PairsBlock {
             rows: a
@@ -555,56 +550,47 @@ struct InteractiveBlock<'a> {
 /// The Interactive pairs: each benchmark's spread, then every pair.
 fn interactive(data: &ArticleData<'_>) -> Result<String> {
     let a = data.analysis;
-    let highlighted: BTreeSet<_> = data
-        .highlights
-        .highlights
-        .iter()
-        .map(|h| h.offline_id)
-        .collect();
+    let highlighted = highlighted(data);
     let benchmarks = a
         .interactive
         .benchmarks
         .iter()
-        .map(|b| InteractiveBenchmarkRow {
-            benchmark: b.benchmark.clone(),
-            pairs: b.pairs,
-            organizations: a
-                .interactive
-                .pairs
-                .iter()
-                .filter(|p| p.submission.benchmark == b.benchmark)
-                .map(|p| p.submission.organization.as_str())
-                .collect::<BTreeSet<_>>()
-                .len(),
-            min: percent(b.min),
-            median: percent(b.median),
-            max: percent(b.max),
-            server_median: a
+        .map(|b| {
+            let server = a
                 .interactive
                 .server_alongside
                 .benchmarks
                 .iter()
-                .find(|s| s.benchmark == b.benchmark)
-                .map_or("–".into(), |s| percent(s.median)),
-            server_pairs: a
-                .interactive
-                .server_alongside
-                .benchmarks
-                .iter()
-                .find(|s| s.benchmark == b.benchmark)
-                .map_or(0, |s| s.pairs),
-            accelerators: a
-                .interactive
-                .hardware
-                .iter()
-                .find(|h| h.benchmark == b.benchmark)
-                .map(|h| {
-                    h.accelerators
-                        .iter()
-                        .map(|g| (g.accelerator.as_deref().map(breakable), g.pairs))
-                        .collect()
-                })
-                .unwrap_or_default(),
+                .find(|s| s.benchmark == b.benchmark);
+            InteractiveBenchmarkRow {
+                benchmark: b.benchmark.clone(),
+                pairs: b.pairs,
+                organizations: a
+                    .interactive
+                    .pairs
+                    .iter()
+                    .filter(|p| p.submission.benchmark == b.benchmark)
+                    .map(|p| p.submission.organization.as_str())
+                    .collect::<BTreeSet<_>>()
+                    .len(),
+                min: percent(b.min),
+                median: percent(b.median),
+                max: percent(b.max),
+                server_median: server.map_or("–".into(), |s| percent(s.median)),
+                server_pairs: server.map_or(0, |s| s.pairs),
+                accelerators: a
+                    .interactive
+                    .hardware
+                    .iter()
+                    .find(|h| h.benchmark == b.benchmark)
+                    .map(|h| {
+                        h.accelerators
+                            .iter()
+                            .map(|g| (g.accelerator.as_deref().map(breakable), g.pairs))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }
         })
         .collect();
     let rows = a

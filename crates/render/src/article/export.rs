@@ -152,7 +152,8 @@ impl ResultsTree<'_> {
     }
 }
 
-fn int(x: Option<i64>) -> String {
+/// A number's cell, empty without one.
+fn int(x: Option<impl std::fmt::Display>) -> String {
     x.map_or(String::new(), |n| n.to_string())
 }
 
@@ -315,11 +316,10 @@ fn log_cells(log: Option<&PairLog>) -> Vec<String> {
     let Some(log) = log else {
         return vec![String::new(); LOG_COLUMNS.len()];
     };
-    let count = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
     let row = |r: &Option<RowLog>| -> [String; 3] {
         match r {
             None => Default::default(),
-            Some(r) => [count(r.errors), count(r.warnings), r.passes().to_string()],
+            Some(r) => [int(r.errors), int(r.warnings), r.passes().to_string()],
         }
     };
     let [offline_errors, offline_warnings, offline_agrees] = row(&log.offline);

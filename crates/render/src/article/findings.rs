@@ -293,8 +293,7 @@ fn scope(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
             merged: &a.merged_labels,
         },
         "text/merged-labels.txt",
-    )?;
-    Ok(())
+    )
 }
 
 #[derive(Template)]
@@ -637,8 +636,7 @@ fn robustness(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
         "robustness_verdict",
         &RobustnessVerdict { w: &words },
         "text/robustness-verdict.txt",
-    )?;
-    Ok(())
+    )
 }
 
 #[cfg(test)]

@@ -187,8 +187,7 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> Result<()> {
             failing: super::story::failing_rows(&r.logs)?,
         },
         "text/previous-logs.txt",
-    )?;
-    Ok(())
+    )
 }
 
 #[derive(Template)]

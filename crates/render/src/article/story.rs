@@ -669,8 +669,7 @@ fn other_system(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::R
             wider: spread > data.highlights.span_pp,
         },
         "text/other-gap.txt",
-    )?;
-    Ok(())
+    )
 }
 
 /// How firm the order of the other benchmarks is: each of their comparisons, against the order
@@ -705,8 +704,7 @@ fn order(
             }
         })
         .collect();
-    v.text("order_sentence", &OrderWords { items }, "text/order.txt")?;
-    Ok(())
+    v.text("order_sentence", &OrderWords { items }, "text/order.txt")
 }
 
 /// The split's verdict, what the lowest benchmark's effect is, and the figures for the method.
@@ -775,8 +773,7 @@ fn split(v: &mut Values, s: &Split, verdict: SplitVerdict) -> ratios_base::error
             "text/split-effect.txt",
         )?;
     }
-    v.text("split_detail", &SplitDetail { s }, "text/split-detail.txt")?;
-    Ok(())
+    v.text("split_detail", &SplitDetail { s }, "text/split-detail.txt")
 }
 
 /// The ratio taken apart: the factors' medians, the drain, the load, the latency limits, the
@@ -1064,8 +1061,7 @@ fn interactive_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::er
             wider: 2 * within.interactive_wider > within.systems,
         },
         "text/interactive-heading.txt",
-    )?;
-    Ok(())
+    )
 }
 
 /// The Server TPOT limits of the benchmarks with pairs, each with its benchmarks.
@@ -1087,8 +1083,7 @@ fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Re
         "tpot_limits_sentence",
         &TpotLimits { limits },
         "text/tpot-limits.txt",
-    )?;
-    Ok(())
+    )
 }
 
 /// The checks of every paired row against its log: the verdict, the logs that count errors, and
@@ -1175,8 +1170,7 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()
             .collect(),
         organizations,
     };
-    v.text("logs_missing_sentence", &missing, "text/logs-missing.txt")?;
-    Ok(())
+    v.text("logs_missing_sentence", &missing, "text/logs-missing.txt")
 }
 
 #[cfg(test)]

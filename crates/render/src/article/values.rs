@@ -143,8 +143,7 @@ fn counts(v: &mut Values, a: &Analysis) -> ratios_base::error::Result<()> {
             key_fields: a.key_fields.len(),
         },
         "text/unmatched.txt",
-    )?;
-    Ok(())
+    )
 }
 
 /// The lowest and highest ratio of all pairs, and the benchmarks with the lowest and highest
@@ -388,9 +387,7 @@ fn span_order(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
             own,
         },
         "text/span-order.txt",
-    )?;
-
-    Ok(())
+    )
 }
 
 /// How many rows were checked against their logs, and the verdict sentence.
@@ -408,8 +405,7 @@ fn checks(v: &mut Values, checks: &Checks) -> ratios_base::error::Result<()> {
                 .collect(),
         },
         "text/checks-verdict.txt",
-    )?;
-    Ok(())
+    )
 }
 
 /// Where the checker facts, the summary and the logs come from.

@@ -70,7 +70,6 @@ fn named(logs: &PairLogs) -> Option<&str> {
 
 /// Figure 2 in `layout`.
 pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<Svg> {
-    let width = layout.width();
     let narrow = layout == Layout::Narrow;
     // (left, right and top of the plot, its height, mark radius)
     let (plot_x, plot_right, top, side, r) = match layout {
@@ -170,10 +169,7 @@ pub fn factors(analysis: &Analysis, logs: &PairLogs, layout: Layout) -> Result<S
                 2,
                 layout,
                 &title_text,
-                (
-                    width,
-                    coord(bottom + if note.is_some() { 38.0 } else { 12.0 }),
-                ),
+                coord(bottom + if note.is_some() { 38.0 } else { 12.0 }),
                 scale.plot(coord(axis_y)),
                 x_ticks,
                 &[(top, axis_y)],

@@ -497,14 +497,15 @@ impl Scale {
 }
 
 impl Frame {
-    /// The frame of figure `number`, drawn for `layout`, `width` × `height`, titled `title_text`:
+    /// The frame of figure `number`, drawn for `layout` (its width) and `height` tall, titled
+    /// `title_text`:
     /// the grid at each tick and the 100 % line, both drawn only along `rows` (the rows of marks,
     /// top and bottom), so that no line crosses a label.
     fn new(
         number: u8,
         layout: Layout,
         title_text: &str,
-        (width, height): (f64, f64),
+        height: f64,
         plot: Plot,
         ticks: Vec<Tick>,
         rows: &[(f64, f64)],
@@ -516,7 +517,7 @@ impl Frame {
             class: if narrow { "sr-fig sr-narrow" } else { "sr-fig" },
             title: title(title_text, layout, 44),
             narrow,
-            width,
+            width: layout.width(),
             height,
             subtitle_y: if narrow { 48.0 } else { 40.0 },
             plot_x: plot.x,
@@ -633,7 +634,6 @@ framed!(HighlightsFigure);
 /// or on a row of their own above each bar (narrow), values in a column right of it, and the
 /// grid and the 100 % line are drawn only along the rows of bars: no line crosses a label.
 pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) -> Result<Svg> {
-    let width = layout.width();
     let narrow = layout == Layout::Narrow;
     // (plot left and right, first row, bar height, gap between bars, label row above a bar)
     let (plot_x, plot_right, top, bar_height, bar_gap, label_room) = match layout {
@@ -760,10 +760,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
                 3,
                 layout,
                 &title_text,
-                (
-                    width,
-                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-                ),
+                coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                 scale.plot(axis_y),
                 ticks,
                 &rows,
@@ -922,7 +919,6 @@ pub(crate) fn all_pairs(
     highlights: &Highlights,
     layout: Layout,
 ) -> Result<Svg> {
-    let width = layout.width();
     let narrow = layout == Layout::Narrow;
     // (left and right of the plot, top, band height, strip height, label room above the strip)
     let (plot_x, plot_right, top, band_height, strip_height, label_room) = match layout {
@@ -1084,10 +1080,7 @@ pub(crate) fn all_pairs(
                 6,
                 layout,
                 &title_text,
-                (
-                    width,
-                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-                ),
+                coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                 scale.plot(axis_y),
                 ticks,
                 &rows,

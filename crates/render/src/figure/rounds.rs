@@ -250,10 +250,7 @@ impl Dumbbell<'_> {
                     self.number,
                     layout,
                     self.title,
-                    (
-                        width,
-                        coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-                    ),
+                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                     scale.plot(axis_y),
                     ticks,
                     &spans,

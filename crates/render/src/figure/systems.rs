@@ -279,10 +279,7 @@ pub fn systems(
                 1,
                 layout,
                 &title_text,
-                (
-                    width,
-                    coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
-                ),
+                coord(bottom + if note.is_some() { 40.0 } else { 22.0 }),
                 scale.plot(axis_y),
                 ticks,
                 &spans,
