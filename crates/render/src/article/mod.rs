@@ -114,7 +114,7 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
             "license": format!("https://spdx.org/licenses/{}", csv.license),
         })
     });
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "@context": "https://schema.org",
         "@type": "Article",
         "headline": c.title,
@@ -128,7 +128,6 @@ fn json_ld(data: &ArticleData<'_>) -> Result<String> {
         "license": c.license_url,
         "image": card_url(c),
     });
-    let mut doc = doc;
     if let Some(url) = c.doi_url() {
         doc["identifier"] = serde_json::json!({
             "@type": "PropertyValue",

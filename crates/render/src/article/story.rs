@@ -4,6 +4,8 @@
 //! the figures is rendered from `templates/text/`, its wording chosen by the figures, so a
 //! sentence cannot outlive data that say otherwise.
 
+use std::borrow::Borrow;
+
 use askama::Template;
 
 use super::catalogue::Values;
@@ -140,15 +142,29 @@ struct SplitWords<'a> {
     p: String,
 }
 
-impl SplitWords<'_> {
-    /// A count with thousands separators.
-    fn count(&self, n: impl std::borrow::Borrow<usize>) -> String {
-        ratios_base::number::grouped(*n.borrow() as f64, 0)
+/// The number formats the sentences' templates call as `self.pct(x)`, `self.p(x)`, ...
+trait Formats {
+    /// A share in percent.
+    fn pct(&self, x: impl Borrow<f64>) -> String {
+        percent(*x.borrow())
     }
-    fn p(&self, x: impl std::borrow::Borrow<f64>) -> String {
+    /// A p-value, as [`p_value`] prints it.
+    fn p(&self, x: impl Borrow<f64>) -> String {
         p_value(*x.borrow())
     }
+    /// A statistic to two decimals.
+    fn f(&self, x: impl Borrow<f64>) -> String {
+        format!("{:.2}", x.borrow())
+    }
+    /// A count with thousands separators.
+    fn count(&self, n: impl Borrow<usize>) -> String {
+        ratios_base::number::grouped(*n.borrow() as f64, 0)
+    }
 }
+
+impl Formats for SplitWords<'_> {}
+impl Formats for SplitDetail<'_> {}
+impl Formats for LoadWords<'_> {}
 
 #[derive(Template)]
 #[template(path = "text/lowest-tests.txt")]
@@ -285,18 +301,6 @@ struct SplitDetail<'a> {
     s: &'a Split,
 }
 
-impl SplitDetail<'_> {
-    fn pct(&self, x: &f64) -> String {
-        percent(*x)
-    }
-    fn p(&self, x: &f64) -> String {
-        p_value(*x)
-    }
-    fn f(&self, x: &f64) -> String {
-        format!("{x:.2}")
-    }
-}
-
 #[derive(Template)]
 #[template(path = "text/factors.txt")]
 struct FactorsWords<'a> {
@@ -347,12 +351,6 @@ struct TpotLimits {
 struct LoadWords<'a> {
     low: &'a BenchmarkFactors,
     high: &'a BenchmarkFactors,
-}
-
-impl LoadWords<'_> {
-    fn pct(&self, x: &f64) -> String {
-        percent(*x)
-    }
 }
 
 #[derive(Template)]

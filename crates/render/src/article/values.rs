@@ -236,27 +236,18 @@ fn highlight(v: &mut Values, data: &ArticleData<'_>, h: &Highlight) {
     v.put(key("ratio"), percent(h.ratio));
     // What the prose may say of the two rates: "loss" only where Server is below Offline, so
     // a sentence that says the system gives something up cannot outlive data that say not.
-    if h.ratio.0 < 1.0 {
-        v.put(
-            key("loss"),
-            ratios_base::number::percent_value(100.0 - h.ratio.percent()),
-        );
-    } else {
-        v.missing(
-            key("loss"),
-            format!("{}'s Server rate is not below its Offline rate", h.label),
-        );
-    }
-    if h.ratio.0 > 1.0 {
-        v.put(
-            key("gain"),
-            ratios_base::number::percent_value(h.ratio.percent() - 100.0),
-        );
-    } else {
-        v.missing(
-            key("gain"),
-            format!("{}'s Server rate is not above its Offline rate", h.label),
-        );
+    for (name, holds, points, side) in [
+        ("loss", h.ratio.0 < 1.0, 100.0 - h.ratio.percent(), "below"),
+        ("gain", h.ratio.0 > 1.0, h.ratio.percent() - 100.0, "above"),
+    ] {
+        if holds {
+            v.put(key(name), ratios_base::number::percent_value(points));
+        } else {
+            v.missing(
+                key(name),
+                format!("{}'s Server rate is not {side} its Offline rate", h.label),
+            );
+        }
     }
     v.put(
         key("relation"),

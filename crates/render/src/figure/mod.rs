@@ -38,18 +38,12 @@ impl Svg {
     /// style sheet (in the page, the page's style sheet holds the same rules once for every
     /// figure).
     pub fn file_bytes(&self) -> Vec<u8> {
-        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
         match self.0.rsplit_once("</svg>") {
-            Some((body, tail)) => {
-                s.push_str(body);
-                s.push_str("<style>\n");
-                s.push_str(SVG_RULES);
-                s.push_str("</style>\n</svg>");
-                s.push_str(tail);
-            }
-            None => s.push_str(&self.0),
+            Some((body, tail)) => format!("{xml}{body}<style>\n{SVG_RULES}</style>\n</svg>{tail}"),
+            None => format!("{xml}{}", self.0),
         }
-        s.into_bytes()
+        .into_bytes()
     }
 }
 

@@ -64,14 +64,19 @@ struct TitleWords<'a> {
     systems: usize,
 }
 
-/// The systems of figure 1: for each, its name, whether it is a highlighted system, and its
-/// ratio on each benchmark it ran, in the analysis's order of benchmarks.
-pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<SystemRatios> {
-    let order: Vec<&str> = analysis
+/// The benchmarks of the analysis, in its order: lowest median first.
+fn benchmarks(analysis: &Analysis) -> Vec<&str> {
+    analysis
         .benchmarks
         .iter()
         .map(|b| b.benchmark.as_str())
-        .collect();
+        .collect()
+}
+
+/// The systems of figure 1: for each, its name, whether it is a highlighted system, and its
+/// ratio on each benchmark it ran, in the analysis's order of benchmarks.
+pub fn rows(analysis: &Analysis, highlighted: &[(String, String)]) -> Vec<SystemRatios> {
+    let order = benchmarks(analysis);
     let mut by: std::collections::BTreeMap<(&str, &str), Vec<&ratios_model::analysis::Pair>> =
         Default::default();
     for p in &analysis.pairs {
@@ -136,11 +141,7 @@ pub fn systems(
     let width = layout.width();
     let narrow = layout == Layout::Narrow;
     let systems = rows(analysis, highlighted);
-    let order: Vec<&str> = analysis
-        .benchmarks
-        .iter()
-        .map(|b| b.benchmark.as_str())
-        .collect();
+    let order = benchmarks(analysis);
     let lowest = order.first().copied().unwrap_or_default();
     // (left and right of the plot, first row, row height, mark radius)
     let (plot_x, plot_right, top, row_height, r) = match layout {

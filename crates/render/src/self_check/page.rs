@@ -239,23 +239,20 @@ fn inspect(dom: &Dom, node: usize, page: &mut PageScan) {
                 shown(&key)
             ));
         }
-        if URL_ATTRIBUTES.contains(&key.as_str()) && !(key == "href" && is_inert_icon(&name, &attr))
-        {
-            if let Some(why) = url_problem(&key, value) {
-                problems.push(format!(
-                    "<{qname} {key}={:?}> {why}",
-                    ratios_base::text::excerpt(value, 80)
-                ));
-            }
-        }
+        let link = URL_ATTRIBUTES.contains(&key.as_str())
+            && !(key == "href" && is_inert_icon(&name, &attr));
         // An SVG animation can set a link to any of these values.
-        if svg_ns && matches!(key.as_str(), "values" | "from" | "to" | "by") {
-            if let Some(why) = url_problem("href", value) {
-                problems.push(format!(
-                    "<{qname} {key}={:?}> {why}",
-                    ratios_base::text::excerpt(value, 80)
-                ));
-            }
+        let animated = svg_ns && matches!(key.as_str(), "values" | "from" | "to" | "by");
+        let why = match (link, animated) {
+            (true, _) => url_problem(&key, value),
+            (_, true) => url_problem("href", value),
+            _ => None,
+        };
+        if let Some(why) = why {
+            problems.push(format!(
+                "<{qname} {key}={:?}> {why}",
+                ratios_base::text::excerpt(value, 80)
+            ));
         }
         if key == "style" && css_loads(value) {
             problems.push(format!(
