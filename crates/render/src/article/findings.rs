@@ -146,10 +146,9 @@ pub fn vendor(names: &[String]) -> Option<String> {
     for f in &firsts {
         *spellings.entry(f).or_default() += 1;
     }
-    let most = spellings.values().copied().max()?;
     spellings
         .into_iter()
-        .find(|(_, n)| *n == most)
+        .max_by_key(|&(f, n)| (n, std::cmp::Reverse(f)))
         .map(|(f, _)| f.to_string())
 }
 

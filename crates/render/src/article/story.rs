@@ -440,13 +440,9 @@ pub fn values(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Res
                         .first()
                         .map(|b| percent(b.median.0))
                         .unwrap_or_default(),
-                    others: match a.benchmarks.get(1..) {
-                        Some([first, .., last]) => {
-                            Some((percent(first.median.0), percent(last.median.0)))
-                        }
-                        Some([only]) => Some((percent(only.median.0), percent(only.median.0))),
-                        _ => None,
-                    },
+                    others: a.benchmarks.get(1..).and_then(|o| {
+                        Some((percent(o.first()?.median.0), percent(o.last()?.median.0)))
+                    }),
                     previous: data
                         .across
                         .first()
@@ -1084,14 +1080,17 @@ fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Re
     )
 }
 
-/// The checks of every paired row against its log: the verdict, the logs that count errors, and
-/// the pairs without logs.
-/// Each paired row whose log fails a check, with what failed, in words.
-pub(crate) fn failing_rows(logs: &PairLogs) -> ratios_base::error::Result<Vec<String>> {
+/// Every paired row's log: the Offline and the Server run of each pair that has one.
+fn row_logs(logs: &PairLogs) -> impl Iterator<Item = &ratios_model::evidence::pair_logs::RowLog> {
     logs.pairs
         .iter()
         .flat_map(|p| [&p.offline, &p.server])
         .flatten()
+}
+
+/// Each paired row whose log fails a check, with what failed, in words.
+pub(crate) fn failing_rows(logs: &PairLogs) -> ratios_base::error::Result<Vec<String>> {
+    row_logs(logs)
         .filter(|r| !r.passes())
         .map(|r| {
             let mut what = Vec::new();
@@ -1115,6 +1114,8 @@ pub(crate) fn failing_rows(logs: &PairLogs) -> ratios_base::error::Result<Vec<St
         .collect::<ratios_base::error::Result<Vec<_>>>()
 }
 
+/// The checks of every paired row against its log: the verdict, the logs that count errors, and
+/// the pairs without logs.
 fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()> {
     let logs = data.logs;
     let failing = failing_rows(logs)?;
@@ -1125,11 +1126,7 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()
         &LogsVerdict { logs, failing },
         "text/logs-verdict.txt",
     )?;
-    let negative = logs
-        .pairs
-        .iter()
-        .flat_map(|p| [&p.offline, &p.server])
-        .flatten()
+    let negative = row_logs(logs)
         .filter_map(|r| {
             r.min_first_token_ns
                 .filter(|n| *n < 0)

@@ -343,12 +343,7 @@ pub fn card(
             for pct in (0..=(domain as i64)).step_by(20) {
                 c.vline(x_of(pct as f64), top - 5, bottom + 5, 1, 0, GRID);
             }
-            let k = analysis
-                .benchmarks
-                .iter()
-                .position(|b| b.benchmark == bar.pair.submission.benchmark)
-                .unwrap_or(0);
-            let colour = BENCHMARK_COLOURS[k % BENCHMARK_COLOURS.len()];
+            let colour = BENCHMARK_COLOURS[bar.k % BENCHMARK_COLOURS.len()];
             c.rect(x_of(0.0), top, x_of(bar.ratio.percent()), bottom, colour);
             c.vline(x_of(100.0) - 1, top - 5, bottom + 5, 3, 6, REFERENCE);
             let baseline = y + bar_height / 2.0 + 9.0;

@@ -562,6 +562,8 @@ pub(crate) struct BarData<'a> {
     pub pair: &'a Pair,
     pub model: &'a str,
     pub ratio: Ratio,
+    /// The benchmark's place in the analysis's order: its colour.
+    pub k: usize,
 }
 
 /// Figure 3's bars before layout, one group per system in the highlights' order: what the
@@ -591,6 +593,11 @@ pub(crate) fn bar_groups<'a>(
             pair,
             model: &pair.submission.model,
             ratio: h.ratio,
+            k: analysis
+                .benchmarks
+                .iter()
+                .position(|b| b.benchmark == pair.submission.benchmark)
+                .unwrap_or(0),
         };
         match groups.last_mut() {
             Some(group) if current == Some(key) => group.bars.push(bar),
@@ -694,11 +701,7 @@ pub fn highlights(analysis: &Analysis, highlights: &Highlights, layout: Layout) 
                 value_y: coord(middle),
                 tooltip: tooltip(bar.pair)?,
                 over_100: bar.ratio.0 > 1.0,
-                k: analysis
-                    .benchmarks
-                    .iter()
-                    .position(|b| b.benchmark == bar.pair.submission.benchmark)
-                    .unwrap_or(0),
+                k: bar.k,
             });
             y += bar_height + bar_gap;
         }
