@@ -464,6 +464,17 @@ fn ms(ns: u64) -> String {
     }
 }
 
+/// Where the checker facts come from: repository, commit and file.
+pub(super) fn checker_source(data: &ArticleData<'_>) -> String {
+    let src = &data.facts.source;
+    format!(
+        "{} at commit {}, {}",
+        src.repository,
+        short_commit(&src.commit),
+        src.path
+    )
+}
+
 /// The checker's latency limits and result fields of each benchmark that has pairs.
 fn rules(data: &ArticleData<'_>) -> Result<String> {
     let rows = data
@@ -501,12 +512,7 @@ fn rules(data: &ArticleData<'_>) -> Result<String> {
     template(
         &RulesBlock {
             rows,
-            source: format!(
-                "{} at commit {}, {}",
-                data.facts.source.repository,
-                short_commit(&data.facts.source.commit),
-                data.facts.source.path
-            ),
+            source: checker_source(data),
         },
         "blocks/rules.html",
     )

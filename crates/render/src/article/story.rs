@@ -1042,10 +1042,9 @@ fn interactive_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::er
         },
         "text/interactive-within.txt",
     )?;
-    let words = InteractiveLimits { limits };
     v.text(
         "interactive_limits_sentence",
-        &words,
+        &InteractiveLimits { limits },
         "text/interactive-limits.txt",
     )?;
     let within = &i.within_systems;

@@ -406,16 +406,7 @@ fn sources(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result
         &Licences::new(data.manifest.licences(), data.manifest),
         "text/licences.txt",
     )?;
-    let src = &data.facts.source;
-    v.put(
-        "checker_source",
-        format!(
-            "{} at commit {}, {}",
-            src.repository,
-            short_commit(&src.commit),
-            src.path
-        ),
-    );
+    v.put("checker_source", super::blocks::checker_source(data));
 
     match (
         data.manifest.single(InputKind::SummaryCsv),
