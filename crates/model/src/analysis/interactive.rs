@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::{
-    by_benchmark, matching, result_of, scope_with, text_of, unmatched_row, BenchmarkStats, Pair,
-    Ratio, ScopeRule, Step, Submission, Unmatched, NON_KEY_FIELDS,
+    by_benchmark, pair_rows, text_of, BenchmarkStats, Pair, Ratio, ScopeRule, Step, Submission,
+    Unmatched, NON_KEY_FIELDS,
 };
 use crate::summary::{Field, RowId, Scenario, Summary, Typed};
 use ratios_base::error::Result;
@@ -229,18 +229,13 @@ pub fn analyse(
     same_model: &[[String; 2]],
 ) -> Result<InteractiveAnalysis> {
     let rows = &summary.rows;
-    let (eligible, steps) = scope_with(summary, &scope());
-    for &i in &eligible {
-        result_of(summary, &rows[i])?;
-    }
-    let is_interactive = |i: usize| rows[i].scenario() == Some(Scenario::Interactive);
     let keys: Vec<Field> = key_fields().collect();
-    let matched = matching::match_rows(rows, &eligible, &keys, Scenario::Interactive);
-    let mut pairs = Vec::with_capacity(matched.pairs.len());
-    for &(o, i) in &matched.pairs {
-        let (orow, irow) = (&rows[o], &rows[i]);
-        let (offline, interactive) = (result_of(summary, orow)?, result_of(summary, irow)?);
-        pairs.push(InteractivePair {
+    let paired = pair_rows(summary, &scope(), &keys, Scenario::Interactive, same_model)?;
+    let is_interactive = |i: usize| rows[i].scenario() == Some(Scenario::Interactive);
+    let pairs: Vec<InteractivePair> = paired
+        .pairs
+        .iter()
+        .map(|&(orow, irow, offline, interactive)| InteractivePair {
             offline_id: orow.id,
             interactive_id: irow.id,
             submission: Submission::of(orow),
@@ -249,32 +244,13 @@ pub fn analyse(
             offline,
             interactive,
             ratio: Ratio(interactive / offline),
-        });
-    }
-    pairs.sort_by_key(|p| p.offline_id);
-    let duplicates = super::duplicates(
-        &pairs
-            .iter()
-            .map(|p| super::PairKey {
-                system: (&p.submission.organization, &p.submission.platform),
-                benchmark: &p.submission.benchmark,
-                offline_id: p.offline_id,
-                partner_id: p.interactive_id,
-                results: (p.offline, p.interactive),
-            })
-            .collect::<Vec<_>>(),
-        same_model,
-    );
-    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.offline_id));
+        })
+        .collect();
+    let (eligible, steps, duplicates) = (paired.eligible, paired.steps, paired.duplicates);
     // An Offline row without an Interactive run is the common case (the scenario is optional);
     // only Interactive rows left without a pair are listed.
-    let mut unmatched: Vec<Unmatched> = matched
-        .unmatched
-        .iter()
-        .filter(|(i, _, _)| is_interactive(*i))
-        .map(|(i, s, reason)| unmatched_row(rows, *i, *s, reason.clone()))
-        .collect();
-    unmatched.sort_by_key(|u| u.id);
+    let mut unmatched = paired.unmatched;
+    unmatched.retain(|u| u.scenario == Scenario::Interactive);
     let interactive_rows: Vec<usize> = eligible
         .iter()
         .copied()

@@ -80,52 +80,38 @@ impl ScopeRule {
 /// walk-through shows where the Interactive runs leave: at the scenario, not at `inferred`, which
 /// the summary sets to 1 on every Interactive row (see [`interactive`]).
 pub const SCOPE: &[ScopeRule] = &[
-    ScopeRule {
-        field: Field::Availability,
-        rule: "Availability = available",
-        keep: |r| r.is_text(Field::Availability, "available"),
-    },
-    ScopeRule {
-        field: Field::Division,
-        rule: "Division = closed",
-        keep: |r| r.is_text(Field::Division, "closed"),
-    },
-    ScopeRule {
-        field: Field::SystemType,
-        rule: "SystemType = datacenter",
-        keep: |r| r.is_text(Field::SystemType, "datacenter"),
-    },
-    ScopeRule {
-        field: Field::Errors,
-        rule: "errors = 0",
-        keep: |r| r.typed(Field::Errors) == Typed::Int(0),
-    },
-    ScopeRule {
-        field: Field::Units,
-        rule: "Units = Tokens/s",
-        keep: |r| r.is_text(Field::Units, "Tokens/s"),
-    },
-    ScopeRule {
-        field: Field::Scenario,
-        rule: "Scenario is Offline or Server",
-        keep: |r| matches!(r.scenario(), Some(Scenario::Offline | Scenario::Server)),
-    },
-    ScopeRule {
-        field: Field::Inferred,
-        rule: "inferred = 0",
-        keep: |r| r.typed(Field::Inferred) == Typed::Int(0),
-    },
-    ScopeRule {
-        field: Field::HasPower,
-        rule: "has_power = false",
-        keep: |r| r.typed(Field::HasPower) == Typed::Bool(false),
-    },
-    ScopeRule {
-        field: Field::DesignPowerWatts,
-        rule: "design_power_watts is null",
-        keep: |r| r.typed(Field::DesignPowerWatts) == Typed::Null,
-    },
+    rule(Field::Availability, "Availability = available", |r| {
+        r.is_text(Field::Availability, "available")
+    }),
+    rule(Field::Division, "Division = closed", |r| {
+        r.is_text(Field::Division, "closed")
+    }),
+    rule(Field::SystemType, "SystemType = datacenter", |r| {
+        r.is_text(Field::SystemType, "datacenter")
+    }),
+    rule(Field::Errors, "errors = 0", |r| {
+        r.typed(Field::Errors) == Typed::Int(0)
+    }),
+    rule(Field::Units, "Units = Tokens/s", |r| {
+        r.is_text(Field::Units, "Tokens/s")
+    }),
+    rule(Field::Scenario, "Scenario is Offline or Server", |r| {
+        matches!(r.scenario(), Some(Scenario::Offline | Scenario::Server))
+    }),
+    rule(Field::Inferred, "inferred = 0", |r| {
+        r.typed(Field::Inferred) == Typed::Int(0)
+    }),
+    rule(Field::HasPower, "has_power = false", |r| {
+        r.typed(Field::HasPower) == Typed::Bool(false)
+    }),
+    rule(Field::DesignPowerWatts, "design_power_watts is null", |r| {
+        r.typed(Field::DesignPowerWatts) == Typed::Null
+    }),
 ];
+
+const fn rule(field: Field, rule: &'static str, keep: fn(&SummaryRow) -> bool) -> ScopeRule {
+    ScopeRule { field, rule, keep }
+}
 
 /// The row count after one step of the walk-through.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -182,31 +168,30 @@ pub struct Duplicate {
     pub of_benchmark: String,
 }
 
-/// What a pair is for [`duplicates`]: its system, benchmark, rows and both results.
-pub(crate) struct PairKey<'a> {
-    pub system: (&'a str, &'a str),
-    pub benchmark: &'a str,
-    pub offline_id: RowId,
-    pub partner_id: RowId,
-    pub results: (f64, f64),
-}
+/// A matched pair's Offline row, partner row (Server or Interactive) and their Results.
+pub(crate) type RowPair<'a> = (&'a SummaryRow, &'a SummaryRow, f64, f64);
 
 /// Of `pairs`, those that repeat another pair of the same system on the stricter benchmark of a
 /// `same_model` couple with the same two results, each with the pair it repeats, in order.
-pub(crate) fn duplicates(pairs: &[PairKey<'_>], same_model: &[[String; 2]]) -> Vec<Duplicate> {
+fn duplicates(pairs: &[RowPair<'_>], same_model: &[[String; 2]]) -> Vec<Duplicate> {
+    fn benchmark<'a>(p: &RowPair<'a>) -> &'a str {
+        p.0.raw(Field::MlperfModel)
+    }
+    fn system<'a>(p: &RowPair<'a>) -> [&'a str; 2] {
+        [Field::Organization, Field::Platform].map(|f| p.0.raw(f))
+    }
     let mut out = Vec::new();
     for [lax, strict] in same_model {
-        for p in pairs.iter().filter(|p| p.benchmark == lax) {
-            if let Some(q) = pairs
-                .iter()
-                .find(|q| q.benchmark == strict && q.system == p.system && q.results == p.results)
-            {
+        for p in pairs.iter().filter(|p| benchmark(p) == lax) {
+            if let Some(q) = pairs.iter().find(|q| {
+                benchmark(q) == strict && system(q) == system(p) && (q.2, q.3) == (p.2, p.3)
+            }) {
                 out.push(Duplicate {
-                    offline_id: p.offline_id,
-                    partner_id: p.partner_id,
+                    offline_id: p.0.id,
+                    partner_id: p.1.id,
                     benchmark: lax.clone(),
-                    of_offline_id: q.offline_id,
-                    of_partner_id: q.partner_id,
+                    of_offline_id: q.0.id,
+                    of_partner_id: q.1.id,
                     of_benchmark: strict.clone(),
                 });
             }
@@ -214,6 +199,63 @@ pub(crate) fn duplicates(pairs: &[PairKey<'_>], same_model: &[[String; 2]]) -> V
     }
     out.sort_by_key(|d| d.offline_id);
     out
+}
+
+/// The rows in scope of `rules` matched on `keys` into pairs of Offline and `partner` rows.
+pub(crate) struct Paired<'a> {
+    /// Row indices of the eligible rows.
+    pub eligible: Vec<usize>,
+    /// The walk-through of the scope.
+    pub steps: Vec<Step>,
+    /// Every pair, by Offline row, duplicates left out.
+    pub pairs: Vec<RowPair<'a>>,
+    /// The pairs left out as one run submitted twice.
+    pub duplicates: Vec<Duplicate>,
+    /// Eligible rows left without a pair, by row.
+    pub unmatched: Vec<Unmatched>,
+}
+
+/// Scopes the rows by `rules`, checks every eligible row's Result (in row order, paired or
+/// not), matches them on `keys` and leaves out the duplicates of `same_model`.
+pub(crate) fn pair_rows<'a>(
+    summary: &'a Summary,
+    rules: &[ScopeRule],
+    keys: &[Field],
+    partner: Scenario,
+    same_model: &[[String; 2]],
+) -> Result<Paired<'a>> {
+    let rows = &summary.rows;
+    let (eligible, steps) = scope_with(summary, rules);
+    for &i in &eligible {
+        result_of(summary, &rows[i])?;
+    }
+    let matched = matching::match_rows(rows, &eligible, keys, partner);
+    let mut pairs = Vec::with_capacity(matched.pairs.len());
+    for &(o, p) in &matched.pairs {
+        let (orow, prow) = (&rows[o], &rows[p]);
+        pairs.push((
+            orow,
+            prow,
+            result_of(summary, orow)?,
+            result_of(summary, prow)?,
+        ));
+    }
+    pairs.sort_by_key(|p| p.0.id);
+    let duplicates = duplicates(&pairs, same_model);
+    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.0.id));
+    let mut unmatched: Vec<Unmatched> = matched
+        .unmatched
+        .into_iter()
+        .map(|(i, scenario, reason)| unmatched_row(rows, i, scenario, reason))
+        .collect();
+    unmatched.sort_by_key(|u| u.id);
+    Ok(Paired {
+        eligible,
+        steps,
+        pairs,
+        duplicates,
+        unmatched,
+    })
 }
 
 /// The system and benchmark of a matched pair, as the Offline row states them (every key field
@@ -319,20 +361,17 @@ impl Submission {
     /// when the summary leaves any of them empty.
     pub fn configuration(&self) -> Option<units::Configuration> {
         let nodes = self.nodes?;
-        if self.cpu_only {
+        let (name, per_node) = if self.cpu_only {
             let name = self.host_processor.trim();
             (!name.is_empty()).then_some(())?;
-            return Some(units::Configuration {
-                cpu_only: true,
-                name: name.to_lowercase(),
-                per_node: self.host_processors_per_node?,
-                nodes,
-            });
-        }
+            (name, self.host_processors_per_node?)
+        } else {
+            (self.accelerator_name()?, self.accelerators_per_node?)
+        };
         Some(units::Configuration {
-            cpu_only: false,
-            name: self.accelerator_name()?.to_lowercase(),
-            per_node: self.accelerators_per_node?,
+            cpu_only: self.cpu_only,
+            name: name.to_lowercase(),
+            per_node,
             nodes,
         })
     }
@@ -589,20 +628,12 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
 /// (`same_model`, the laxer first: see [`Duplicate`]).
 pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Analysis> {
     let round = summary.round()?.to_string();
-    let (eligible, steps) = scope(summary);
-    let rows = &summary.rows;
-    // Every eligible row's Result is checked, in row order, paired or not.
-    for &i in &eligible {
-        result_of(summary, &rows[i])?;
-    }
     let keys: Vec<Field> = key_fields().collect();
-    let matched = matching::match_rows(rows, &eligible, &keys, Scenario::Server);
-
-    let mut pairs = Vec::with_capacity(matched.pairs.len());
-    for &(o, s) in &matched.pairs {
-        let (orow, srow) = (&rows[o], &rows[s]);
-        let (offline, server) = (result_of(summary, orow)?, result_of(summary, srow)?);
-        pairs.push(Pair {
+    let paired = pair_rows(summary, SCOPE, &keys, Scenario::Server, same_model)?;
+    let pairs: Vec<Pair> = paired
+        .pairs
+        .iter()
+        .map(|&(orow, srow, offline, server)| Pair {
             offline_id: orow.id,
             server_id: srow.id,
             submission: Submission::of(orow),
@@ -611,30 +642,10 @@ pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Ana
             offline,
             server,
             ratio: Ratio(server / offline),
-        });
-    }
-    pairs.sort_by_key(|p| p.offline_id);
-    let duplicates = duplicates(
-        &pairs
-            .iter()
-            .map(|p| PairKey {
-                system: (&p.submission.organization, &p.submission.platform),
-                benchmark: &p.submission.benchmark,
-                offline_id: p.offline_id,
-                partner_id: p.server_id,
-                results: (p.offline, p.server),
-            })
-            .collect::<Vec<_>>(),
-        same_model,
-    );
-    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.offline_id));
-    let mut unmatched: Vec<Unmatched> = matched
-        .unmatched
-        .iter()
-        .map(|(i, scenario, reason)| unmatched_row(rows, *i, *scenario, reason.clone()))
+        })
         .collect();
-    unmatched.sort_by_key(|u| u.id);
-
+    let (steps, duplicates, unmatched) = (paired.steps, paired.duplicates, paired.unmatched);
+    let rows = &summary.rows;
     let counts = Counts {
         rows: rows.len(),
         closed: rows
@@ -645,7 +656,7 @@ pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Ana
             .iter()
             .filter(|r| r.is_text(Field::Division, "open"))
             .count(),
-        eligible: eligible.len(),
+        eligible: paired.eligible.len(),
         pairs: pairs.len(),
         unmatched: unmatched.len(),
         over_100: pairs.iter().filter(|p| p.ratio.0 > 1.0).count(),

@@ -212,7 +212,7 @@ impl<'a> Reader<'a> {
             .collect::<Result<Vec<_>>>()?;
         Ok(SummaryRow {
             id,
-            raw: RawRecord::of_texts(&texts),
+            raw: RawRecord::pack(texts.iter().map(String::as_str)),
             typed,
             extra: extra.into_boxed_slice(),
         })

@@ -179,12 +179,9 @@ pub enum Scenario {
 impl Scenario {
     /// The scenario named exactly `text` (`Offline`, `Server` or `Interactive`), else `None`.
     pub fn parse(text: &str) -> Option<Scenario> {
-        match text {
-            "Offline" => Some(Scenario::Offline),
-            "Server" => Some(Scenario::Server),
-            "Interactive" => Some(Scenario::Interactive),
-            _ => None,
-        }
+        [Scenario::Offline, Scenario::Server, Scenario::Interactive]
+            .into_iter()
+            .find(|s| s.as_str() == text)
     }
 
     /// The scenario's name as the summary and the LoadGen logs write it.
@@ -248,25 +245,11 @@ pub(crate) struct RawRecord {
 }
 
 impl RawRecord {
-    /// Packs a CSV record of exactly 31 fields (the caller checked the count and field sizes).
-    fn pack(rec: &csv::StringRecord) -> Self {
-        let mut text = String::with_capacity(rec.as_slice().len());
+    /// Packs exactly 31 texts, in the schema's order (the caller checked the count and sizes).
+    fn pack<'a>(fields: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut text = String::new();
         let mut ends = [0u32; FIELD_COUNT];
-        for (end, field) in ends.iter_mut().zip(rec.iter()) {
-            text.push_str(field);
-            *end = text.len() as u32;
-        }
-        RawRecord {
-            text: text.into_boxed_str(),
-            ends,
-        }
-    }
-
-    /// Packs 31 texts, in the schema's order.
-    fn of_texts(texts: &[String; FIELD_COUNT]) -> Self {
-        let mut text = String::with_capacity(texts.iter().map(String::len).sum());
-        let mut ends = [0u32; FIELD_COUNT];
-        for (end, field) in ends.iter_mut().zip(texts) {
+        for (end, field) in ends.iter_mut().zip(fields) {
             text.push_str(field);
             *end = text.len() as u32;
         }
@@ -803,38 +786,27 @@ fn cross_check(
 /// A cell's text, unless it holds what the article must not show: a control character, a
 /// bidirectional control, or letters of one script dressed as another's.
 pub(crate) fn check_text(file: &str, id: RowId, field: &str, text: &str) -> Result<()> {
-    if let Some((at, c)) = text
-        .chars()
-        .enumerate()
-        .find(|&(_, c)| is_refused_control(c))
-    {
-        return Err(Error::parse(
+    let refuse = |message: String| {
+        Err(Error::parse(
             file,
             format!("row {id}, field `{field}`"),
-            format!(
-                "control character U+{:04X} at character {at}; control characters are refused (they would reach the article and pairs.csv)",
-                c as u32
-            ),
+            message,
+        ))
+    };
+    let first = |refused: fn(char) -> bool| text.chars().enumerate().find(|&(_, c)| refused(c));
+    if let Some((at, c)) = first(is_refused_control) {
+        return refuse(format!(
+            "control character U+{:04X} at character {at}; control characters are refused (they would reach the article and pairs.csv)",
+            c as u32
         ));
     }
-    if let Some((at, c)) = text.chars().enumerate().find(|&(_, c)| is_bidi_control(c)) {
-        return Err(Error::parse(
-            file,
-            format!("row {id}, field `{field}`"),
-            format!(
-                "bidirectional control U+{:04X} at character {at}; it would reorder what the article and pairs.csv show, so it is refused",
-                c as u32
-            ),
+    if let Some((at, c)) = first(is_bidi_control) {
+        return refuse(format!(
+            "bidirectional control U+{:04X} at character {at}; it would reorder what the article and pairs.csv show, so it is refused",
+            c as u32
         ));
     }
-    if let Some(why) = ratios_base::text::lookalike(text) {
-        return Err(Error::parse(
-            file,
-            format!("row {id}, field `{field}`"),
-            why,
-        ));
-    }
-    Ok(())
+    ratios_base::text::lookalike(text).map_or(Ok(()), refuse)
 }
 
 /// The typed value of a cell when the CSV text and the JSON value agree, else `None`.
