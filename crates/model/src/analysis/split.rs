@@ -238,9 +238,11 @@ pub struct SystemAndBenchmark {
     pub lowest_by_hardware: Vec<Lowest>,
 }
 
-type System<'a> = (&'a str, &'a str);
+/// A system: its organisation and `Platform` (results folder).
+pub(crate) type System<'a> = (&'a str, &'a str);
 
-fn system_of(p: &Pair) -> System<'_> {
+/// The system of a pair.
+pub(crate) fn system_of(p: &Pair) -> System<'_> {
     (&p.submission.organization, &p.submission.platform)
 }
 
@@ -273,18 +275,8 @@ fn system_key(s: System) -> String {
 /// Each system's one value per benchmark, for the systems that ran each of their benchmarks
 /// once and have a value for each (a system with two runs of one benchmark is left out: which
 /// of them to compare is a choice the results do not make).
-fn once_each_by<'a>(
-    pairs: &'a [Pair],
-    value: &dyn Fn(&Pair) -> Option<f64>,
-) -> BTreeMap<System<'a>, BTreeMap<&'a str, f64>> {
-    once_each_with_left_out(pairs, value).0
-}
-
-/// As [`once_each_by`], with the systems left out, each with the benchmarks it ran.
-fn once_each_with_left_out<'a>(
-    pairs: &'a [Pair],
-    value: &dyn Fn(&Pair) -> Option<f64>,
-) -> OnceEach<'a> {
+/// Returns also the systems left out, each with the benchmarks it ran.
+fn once_each<'a>(pairs: &'a [Pair], value: &dyn Fn(&Pair) -> Option<f64>) -> OnceEach<'a> {
     let mut ran: BTreeMap<System, BTreeMap<&str, Vec<Option<f64>>>> = BTreeMap::new();
     for p in pairs {
         ran.entry(system_of(p))
@@ -320,10 +312,6 @@ type OnceEach<'a> = (
     Vec<BTreeSet<&'a str>>,
 );
 
-fn once_each(pairs: &[Pair]) -> BTreeMap<System<'_>, BTreeMap<&str, f64>> {
-    once_each_by(pairs, &|p| Some(p.ratio.0))
-}
-
 /// How many of `diffs` (a system's value below the next lowest, as a fraction) are positive,
 /// and their least, median and most, in percentage points.
 fn gaps(diffs: impl Iterator<Item = f64>) -> (usize, Option<[f64; 3]>) {
@@ -342,7 +330,7 @@ pub fn lowest_by(
     benchmarks: &[String],
     value: &dyn Fn(&Pair) -> Option<f64>,
 ) -> Vec<Lowest> {
-    let (systems, left_out) = once_each_with_left_out(pairs, value);
+    let (systems, left_out) = once_each(pairs, value);
     let members = memberships(pairs);
     let mut accelerators_of: BTreeMap<System, BTreeSet<&str>> = BTreeMap::new();
     let mut nodes_of: BTreeMap<System, Option<i64>> = BTreeMap::new();
@@ -496,7 +484,7 @@ fn fit(obs: &[(System, &str, f64)]) -> Option<Split> {
             })
             .sum()
     };
-    let rss_system = one(&|o| format!("{}\u{0}{}", o.0 .0, o.0 .1));
+    let rss_system = one(&|o| system_key(o.0));
     let rss_benchmark = one(&|o| o.1.to_string());
     let (system_effect, benchmark_effect, rounds) = alternating_means(obs)?;
     let rss_both: f64 = obs
@@ -741,27 +729,8 @@ fn alternating_means<'a>(obs: &[(System<'a>, &'a str, f64)]) -> Option<Effects<'
     let mut sys = vec![0.0; systems.len()];
     let mut bench = vec![0.0; benchmarks.len()];
     for round in 1..=MAX_ROUNDS {
-        let mut moved: f64 = 0.0;
-        let mut sums = vec![(0.0, 0usize); systems.len()];
-        for &(s, b, y) in &at {
-            sums[s].0 += y - bench[b];
-            sums[s].1 += 1;
-        }
-        for (effect, (sum, count)) in sys.iter_mut().zip(sums) {
-            let v = sum / count as f64;
-            moved = moved.max((v - *effect).abs());
-            *effect = v;
-        }
-        let mut sums = vec![(0.0, 0usize); benchmarks.len()];
-        for &(s, b, y) in &at {
-            sums[b].0 += y - sys[s];
-            sums[b].1 += 1;
-        }
-        for (effect, (sum, count)) in bench.iter_mut().zip(sums) {
-            let v = sum / count as f64;
-            moved = moved.max((v - *effect).abs());
-            *effect = v;
-        }
+        let moved = means(&at, &mut sys, &bench, |&(s, b, _)| (s, b));
+        let moved = moved.max(means(&at, &mut bench, &sys, |&(s, b, _)| (b, s)));
         if moved <= TOLERANCE {
             return Some((
                 systems.into_iter().zip(sys).collect(),
@@ -771,6 +740,30 @@ fn alternating_means<'a>(obs: &[(System<'a>, &'a str, f64)]) -> Option<Effects<'
         }
     }
     None
+}
+
+/// One half-round of the alternating means: each effect of `effects` set to the mean of
+/// (ratio − the other factor's effect) over its pairs, `places` giving a pair's place in each
+/// factor, this one's first; returns the largest move.
+fn means(
+    at: &[(usize, usize, f64)],
+    effects: &mut [f64],
+    other: &[f64],
+    places: fn(&(usize, usize, f64)) -> (usize, usize),
+) -> f64 {
+    let mut sums = vec![(0.0, 0usize); effects.len()];
+    for o in at {
+        let (mine, theirs) = places(o);
+        sums[mine].0 += o.2 - other[theirs];
+        sums[mine].1 += 1;
+    }
+    let mut moved: f64 = 0.0;
+    for (effect, (sum, count)) in effects.iter_mut().zip(sums) {
+        let v = sum / count as f64;
+        moved = moved.max((v - *effect).abs());
+        *effect = v;
+    }
+    moved
 }
 
 /// Whether every system and benchmark of `obs` is linked to every other through shared pairs
@@ -800,7 +793,7 @@ fn connected(obs: &[(System, &str, f64)]) -> bool {
 /// For every two benchmarks, the systems that ran both (each of their benchmarks once), compared
 /// system by system and again by organisation and by hardware configuration.
 fn comparisons(pairs: &[Pair], benchmarks: &[String]) -> Vec<Comparison> {
-    let systems = once_each(pairs);
+    let systems = once_each(pairs, &|p| Some(p.ratio.0)).0;
     let members = memberships(pairs);
     let mut out = Vec::new();
     for (i, first) in benchmarks.iter().enumerate() {

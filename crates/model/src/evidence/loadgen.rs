@@ -205,8 +205,8 @@ fn parse_number(file: &str, line: usize, key: &str, text: &str) -> Result<Printe
     }
 }
 
-fn parse_ns(file: &str, line: usize, key: &str, text: &str) -> Result<u64> {
-    text.trim().parse::<u64>().map_err(|_| {
+fn parse_ns<T: std::str::FromStr>(file: &str, line: usize, key: &str, text: &str) -> Result<T> {
+    text.trim().parse::<T>().map_err(|_| {
         Error::parse(
             file,
             format!("line {line}"),
@@ -282,11 +282,10 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
         )
     })?;
     let at = get("Result is")?;
-    let result = match at.1 {
-        "VALID" => Validity::Valid,
-        "INVALID" => Validity::Invalid,
-        _ => return Err(unexpected(at, "Result is", "VALID or INVALID")),
-    };
+    let result = [Validity::Valid, Validity::Invalid]
+        .into_iter()
+        .find(|v| v.as_str() == at.1)
+        .ok_or_else(|| unexpected(at, "Result is", "VALID or INVALID"))?;
     let key = throughput_key(scenario);
     let (tl, tv) = get(key)?;
     let throughput = parse_number(file, tl, key, tv)?;
@@ -315,24 +314,17 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
             conditions.push((key, yes));
         }
     }
-    let number = |key: &'static str| -> Result<Option<Printed>> {
+    let server = scenario != Scenario::Offline;
+    // A number the log prints for runs of one kind only (`for_server`), else `None`.
+    let number = |key: &'static str, for_server: bool| -> Result<Option<Printed>> {
         found
             .get(key)
+            .filter(|_| server == for_server)
             .map(|&(l, v)| parse_number(file, l, key, v))
             .transpose()
     };
-    let server = scenario != Scenario::Offline;
     let min_first_token_ns = match found.get(MIN_TTFT) {
-        Some(&(l, v)) if server => Some(v.parse::<i64>().map_err(|_| {
-            Error::parse(
-                file,
-                format!("line {l}"),
-                format!(
-                    "`{MIN_TTFT}`: expected whole nanoseconds, found {:?}",
-                    excerpt(v)
-                ),
-            )
-        })?),
+        Some(&(l, v)) if server => Some(parse_ns(file, l, MIN_TTFT, v)?),
         _ => None,
     };
     Ok(LoadgenLog {
@@ -345,22 +337,10 @@ pub fn parse_summary_log(file: &str, text: &str) -> Result<LoadgenLog> {
         ttft_limit_ns: ns("ttft_latency (ns)")?,
         tpot_limit_ns: ns("tpot_latency (ns)")?,
         conditions,
-        completed_samples_per_s: if server {
-            number(COMPLETED_SAMPLES)?
-        } else {
-            None
-        },
-        scheduled_samples_per_s: if server {
-            number(SCHEDULED_SAMPLES)?
-        } else {
-            None
-        },
-        target_qps: if server { number("target_qps")? } else { None },
-        samples_per_s: if server {
-            None
-        } else {
-            number(OFFLINE_SAMPLES)?
-        },
+        completed_samples_per_s: number(COMPLETED_SAMPLES, true)?,
+        scheduled_samples_per_s: number(SCHEDULED_SAMPLES, true)?,
+        target_qps: number("target_qps", true)?,
+        samples_per_s: number(OFFLINE_SAMPLES, false)?,
         min_first_token_ns,
         errors: tally(text, "error"),
         warnings: tally(text, "warning"),

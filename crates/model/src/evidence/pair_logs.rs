@@ -28,9 +28,9 @@ use serde::Serialize;
 
 use super::accuracy::{half_unit_of_last_digit, summary_unit};
 use super::loadgen::{parse_summary_log, LoadgenLog, Printed, TestMode, Validity};
-use crate::analysis::split::{lowest_by, Lowest};
+use crate::analysis::split::{lowest_by, system_of, Lowest, System};
 use crate::analysis::units::Configuration;
-use crate::analysis::Pair;
+use crate::analysis::{median, Pair};
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::project::facts::CheckerFacts;
 use crate::project::rounds::LogSpec;
@@ -461,10 +461,6 @@ fn factors(pair: &Pair, offline: &LoadgenLog, server: &LoadgenLog) -> Option<Fac
     })
 }
 
-fn median(v: Vec<f64>) -> Option<f64> {
-    crate::analysis::median(v)
-}
-
 /// Checks every pair's logs and takes each ratio apart. `logs` says where the round's logs lie;
 /// `benchmarks` gives the order of the benchmarks (the analysis's, lowest median first).
 pub fn pair_logs(
@@ -529,6 +525,13 @@ fn summarise(logs: Vec<PairLog>, pairs: &[Pair], benchmarks: &[String]) -> PairL
         .filter_map(|(l, p)| l.factors.as_ref().map(|f| (l, f, p)))
         .collect();
     let cpu_only = |p: &Pair| p.submission.cpu_only;
+    // The log shares of the pairs of systems with accelerators, when some pairs are CPU-only.
+    let without_cpu_only = |ps: &[(&PairLog, &Factors, &Pair)]| {
+        let accelerated = ps.iter().filter(|(_, _, p)| !cpu_only(p));
+        (ps.iter().any(|(_, _, p)| cpu_only(p)))
+            .then(|| log_shares(accelerated.map(|(_, f, _)| *f)))
+            .flatten()
+    };
     let by_benchmark: Vec<BenchmarkFactors> = benchmarks
         .iter()
         .filter_map(|b| {
@@ -570,15 +573,7 @@ fn summarise(logs: Vec<PairLog>, pairs: &[Pair], benchmarks: &[String]) -> PairL
                 median_unit_share_whole: median(whole),
                 log_shares: log_shares(ps.iter().map(|(_, f, _)| *f)),
                 cpu_only_pairs,
-                log_shares_without_cpu_only: (cpu_only_pairs > 0)
-                    .then(|| {
-                        log_shares(
-                            ps.iter()
-                                .filter(|(_, _, p)| !cpu_only(p))
-                                .map(|(_, f, _)| *f),
-                        )
-                    })
-                    .flatten(),
+                log_shares_without_cpu_only: without_cpu_only(&ps),
             })
         })
         .collect();
@@ -624,15 +619,7 @@ fn summarise(logs: Vec<PairLog>, pairs: &[Pair], benchmarks: &[String]) -> PairL
         with_factors: with.len(),
         drain_follows_length,
         log_shares: log_shares(with.iter().map(|(_, f, _)| *f)),
-        log_shares_without_cpu_only: (cpu_only_pairs > 0)
-            .then(|| {
-                log_shares(
-                    with.iter()
-                        .filter(|(_, _, p)| !cpu_only(p))
-                        .map(|(_, f, _)| *f),
-                )
-            })
-            .flatten(),
+        log_shares_without_cpu_only: without_cpu_only(&with),
         cpu_only_pairs,
         cpu_only_share_of_gap: (cpu_only_pairs > 0 && total_gap != 0.0 && total_gap.is_finite())
             .then(|| cpu_only_gap / total_gap),
@@ -658,15 +645,12 @@ fn deficits(
 ) -> Vec<Deficit> {
     // Each system's factors by benchmark; a system with a benchmark twice is left out, and so
     // is one with a pair without factors.
-    type Key<'a> = (&'a str, &'a str);
-    fn key(p: &Pair) -> Key<'_> {
-        (&p.submission.organization, &p.submission.platform)
-    }
-    let all: BTreeMap<Key, usize> = pairs.iter().fold(BTreeMap::new(), |mut m, p| {
+    let key = system_of;
+    let all: BTreeMap<System, usize> = pairs.iter().fold(BTreeMap::new(), |mut m, p| {
         *m.entry(key(p)).or_default() += 1;
         m
     });
-    let mut by: BTreeMap<Key, BTreeMap<&str, Vec<&Factors>>> = BTreeMap::new();
+    let mut by: BTreeMap<System, BTreeMap<&str, Vec<&Factors>>> = BTreeMap::new();
     for (_, f, p) in with {
         by.entry(key(p))
             .or_default()

@@ -159,7 +159,7 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
     fetch::remove_stale_partials(&cached);
     // A cache entry is only ever written verified, so one that fails its pin (size or hashes)
     // was changed or damaged since: drop it and acquire the input again.
-    let damaged = match read_pinned(&cached, pin, Place::Cache) {
+    let damaged = match read_pinned(&cached, pin, CACHE_REMEDY) {
         Ok(Some(bytes)) => {
             match VerifiedInput::new(pin.clone(), bytes, Origin::Cache(cached.clone()), &cached) {
                 Ok(input) => return Ok(input),
@@ -185,7 +185,8 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
     }
     if let Some(mirror) = &opts.mirror {
         let mirrored = mirror.join(pin.mirror_path());
-        if let Some(bytes) = read_pinned(&mirrored, pin, Place::Mirror)? {
+        if let Some(bytes) = read_pinned(&mirrored, pin, "remove it or point the mirror elsewhere")?
+        {
             let input = VerifiedInput::new(
                 pin.clone(),
                 bytes,
@@ -233,20 +234,17 @@ fn acquire_one(pin: &PinnedInput, opts: &AcquireOptions, ours: bool) -> Result<V
 
 /// The bytes at `path` when it exists, read only after its size matched the pin and through a
 /// cap. A path that exists but is not a regular file (after following a symbolic link) is an
-/// error naming it; a missing path is `None`.
-fn read_pinned(path: &Path, pin: &PinnedInput, place: Place) -> Result<Option<Vec<u8>>> {
+/// error naming it and its `remedy` (which differs between the cache and the mirror); a missing
+/// path is `None`.
+fn read_pinned(path: &Path, pin: &PinnedInput, remedy: &str) -> Result<Option<Vec<u8>>> {
     match fetch::read_expected(path, pin.size).map_err(|e| Error::io(path, e))? {
         Found::Missing => Ok(None),
         Found::Bytes(b) => Ok(Some(b)),
         Found::NotAFile => Err(Error::Acquire {
             name: pin.name.clone(),
             message: format!(
-                "{} exists but is not a regular file; {}",
+                "{} exists but is not a regular file; {remedy}",
                 ratios_base::text::path(path),
-                match place {
-                    Place::Mirror => "remove it or point the mirror elsewhere",
-                    Place::Cache => "remove it from the cache (scenario-ratios stores only regular files there, and acquires the input again)",
-                }
             ),
         }),
         Found::WrongSize(actual) => Err(Error::Mismatch {
@@ -259,12 +257,8 @@ fn read_pinned(path: &Path, pin: &PinnedInput, place: Place) -> Result<Option<Ve
     }
 }
 
-/// Where [`read_pinned`] looks: the remedy for something odd there differs.
-#[derive(Debug, Clone, Copy)]
-enum Place {
-    Cache,
-    Mirror,
-}
+/// What to do about a cache entry that is not a regular file.
+const CACHE_REMEDY: &str = "remove it from the cache (scenario-ratios stores only regular files there, and acquires the input again)";
 
 /// The pinned URL, with its scheme and host replaced by `base` when given.
 pub fn download_url(pin: &PinnedInput, base: Option<&str>) -> String {

@@ -93,21 +93,7 @@ impl PinnedInput {
             expected,
             actual,
         };
-        if bytes.len() as u64 != self.size {
-            return Err(mismatch(
-                "size",
-                format!("{} bytes", self.size),
-                format!("{} bytes", bytes.len()),
-            ));
-        }
-        let sha = HexDigest::sha256(bytes);
-        if sha != self.sha256 {
-            return Err(mismatch(
-                "SHA-256",
-                self.sha256.to_string(),
-                sha.to_string(),
-            ));
-        }
+        let sha = check_size_and_sha256(bytes, self.size, &self.sha256, mismatch)?;
         let blob = HexDigest::git_blob_sha1(bytes);
         if blob != self.git_blob_sha1 {
             return Err(mismatch(
@@ -199,10 +185,7 @@ fn listed_log_names(round: &str, folder: &str, path: &str) -> Option<(String, St
 impl InputManifest {
     /// Parses and checks a manifest text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self> {
-        let err = |message: String| Error::Manifest {
-            file: file.to_string(),
-            message,
-        };
+        let err = manifest_error(file);
         let manifest: InputManifest =
             serde_json::from_str(text).map_err(|e| err(format!("invalid manifest: {e}")))?;
         let mut paths = std::collections::BTreeSet::new();
@@ -252,21 +235,8 @@ impl InputManifest {
             expected,
             actual,
         };
-        if bytes.len() as u64 != pin.size {
-            return Err(mismatch(
-                "size",
-                format!("{} bytes", pin.size),
-                format!("{} bytes", bytes.len()),
-            ));
-        }
-        let sha = HexDigest::sha256(bytes);
-        if sha != pin.sha256 {
-            return Err(mismatch("SHA-256", pin.sha256.to_string(), sha.to_string()));
-        }
-        let err = |message: String| Error::Manifest {
-            file: file.to_string(),
-            message,
-        };
+        check_size_and_sha256(bytes, pin.size, &pin.sha256, mismatch)?;
+        let err = manifest_error(file);
         let list: PinList =
             serde_json::from_slice(bytes).map_err(|e| err(format!("invalid list: {e}")))?;
         if list.kind != InputKind::LoadgenSummary {
@@ -325,10 +295,7 @@ impl InputManifest {
 
     /// Each pin well formed, and no name or local path used twice.
     fn check_pins(&self, file: &str) -> Result<()> {
-        let err = |message: String| Error::Manifest {
-            file: file.to_string(),
-            message,
-        };
+        let err = manifest_error(file);
         let mut names = std::collections::BTreeSet::new();
         let mut locals = std::collections::BTreeSet::new();
         for pin in &self.inputs {
@@ -425,6 +392,36 @@ impl InputManifest {
         }
         by_id.into_iter().collect()
     }
+}
+
+/// An error of the manifest (or list) `file`.
+fn manifest_error(file: &str) -> impl Fn(String) -> Error + '_ {
+    move |message| Error::Manifest {
+        file: file.to_string(),
+        message,
+    }
+}
+
+/// Checks `bytes` against a pinned size and SHA-256, `mismatch` saying how they differ;
+/// returns the SHA-256 of the bytes.
+fn check_size_and_sha256(
+    bytes: &[u8],
+    size: u64,
+    sha256: &HexDigest,
+    mismatch: impl Fn(&'static str, String, String) -> Error,
+) -> Result<HexDigest> {
+    if bytes.len() as u64 != size {
+        return Err(mismatch(
+            "size",
+            format!("{size} bytes"),
+            format!("{} bytes", bytes.len()),
+        ));
+    }
+    let sha = HexDigest::sha256(bytes);
+    if sha != *sha256 {
+        return Err(mismatch("SHA-256", sha256.to_string(), sha.to_string()));
+    }
+    Ok(sha)
 }
 
 /// The only item of `items`, else an error naming the kind.

@@ -311,9 +311,7 @@ impl ArticleConfig {
             ("canonical_url", &config.canonical_url),
             ("license_url", &config.license_url),
         ] {
-            if let Err(why) = check_absolute_url(url) {
-                return Err(err(format!("{name} {why}")));
-            }
+            check_absolute_url(url).map_err(|why| err(format!("{name} {why}")))?;
         }
         // The page's own address: `dist/` published as one folder serves the page there.
         let page = ratios_base::layout::OutputFile::Article.path();
@@ -326,13 +324,9 @@ impl ArticleConfig {
                  so that dist/ copied to the site as one folder answers it"
             )));
         }
-        if let Err(why) = check_date(&config.published) {
-            return Err(err(format!("published {why}")));
-        }
+        check_date(&config.published).map_err(|why| err(format!("published {why}")))?;
         if let Some(updated) = &config.updated {
-            if let Err(why) = check_date(updated) {
-                return Err(err(format!("updated {why}")));
-            }
+            check_date(updated).map_err(|why| err(format!("updated {why}")))?;
             // Both are YYYY-MM-DD, so they compare as text.
             if updated.as_str() < config.published.as_str() {
                 return Err(err(format!(
@@ -346,9 +340,7 @@ impl ArticleConfig {
             ("author_url", &config.author_url),
             ("home_url", &config.home_url),
         ] {
-            if let Err(why) = check_site_path(path) {
-                return Err(err(format!("{name} {why}")));
-            }
+            check_site_path(path).map_err(|why| err(format!("{name} {why}")))?;
         }
         if !config
             .license_id

@@ -140,15 +140,13 @@ pub struct CheckerFacts {
 impl CheckerFacts {
     /// Parses the facts file; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self> {
-        let facts: CheckerFacts = serde_json::from_str(text).map_err(|e| Error::Config {
+        let err = |message: String| Error::Config {
             file: file.into(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let facts: CheckerFacts = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
         if facts.source.commit.len() != 40 {
-            return Err(Error::Config {
-                file: file.into(),
-                message: "source.commit must be a full 40-digit hash".into(),
-            });
+            return Err(err("source.commit must be a full 40-digit hash".into()));
         }
         Ok(facts)
     }
@@ -193,46 +191,29 @@ impl CheckerFacts {
         let mut checked = 0;
         for (model, mf) in &self.models {
             for b in mf.accuracy_targets.iter().chain(&mf.accuracy_upper_limits) {
-                let what = format!("{model} {} {}", b.metric, b.value);
                 let quoted = format!("\"{}\"", b.metric);
-                if !holds(b.line, &quoted) && !holds(b.line.saturating_sub(1), &quoted) {
-                    return Err(fail(
-                        what,
-                        b.line,
-                        &format!("(or the line before) does not name {quoted}"),
-                    ));
-                }
-                if !holds_number(b.line, b.reference) {
-                    return Err(fail(
-                        what,
-                        b.line,
-                        &format!("does not hold the reference {}", python_number(b.reference)),
-                    ));
-                }
-                match b.multiplier {
-                    Some(m) if !holds_number(b.line, m) => {
-                        return Err(fail(
-                            what,
-                            b.line,
-                            &format!("does not hold the multiplier {}", python_number(m)),
-                        ));
+                let why = if !holds(b.line, &quoted) && !holds(b.line.saturating_sub(1), &quoted) {
+                    format!("(or the line before) does not name {quoted}")
+                } else if !holds_number(b.line, b.reference) {
+                    format!("does not hold the reference {}", python_number(b.reference))
+                } else {
+                    match b.multiplier {
+                        Some(m) if !holds_number(b.line, m) => {
+                            format!("does not hold the multiplier {}", python_number(m))
+                        }
+                        Some(m) if b.reference * m != b.value => format!(
+                            "gives {} × {} = {}, not the recorded value",
+                            b.reference,
+                            m,
+                            b.reference * m
+                        ),
+                        None if b.reference != b.value => "holds a reference without multiplier that differs from the recorded value".into(),
+                        _ => String::new(),
                     }
-                    Some(m) if b.reference * m != b.value => {
-                        return Err(fail(
-                            what,
-                            b.line,
-                            &format!(
-                                "gives {} × {} = {}, not the recorded value",
-                                b.reference,
-                                m,
-                                b.reference * m
-                            ),
-                        ));
-                    }
-                    None if b.reference != b.value => {
-                        return Err(fail(what, b.line, "holds a reference without multiplier that differs from the recorded value"));
-                    }
-                    _ => {}
+                };
+                if !why.is_empty() {
+                    let what = format!("{model} {} {}", b.metric, b.value);
+                    return Err(fail(what, b.line, &why));
                 }
                 checked += 1;
             }

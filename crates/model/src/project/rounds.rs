@@ -72,23 +72,9 @@ pub enum FieldSource {
         /// `accelerators_per_node`).
         product: [String; 2],
     },
-    /// The round's summary has no such field: every row holds an empty value.
-    Absent(Absent),
-}
-
-/// The marker of a field the round lacks: `null` in the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "()", into = "()")]
-pub struct Absent;
-
-impl From<()> for Absent {
-    fn from((): ()) -> Absent {
-        Absent
-    }
-}
-
-impl From<Absent> for () {
-    fn from(_: Absent) {}
+    /// The round's summary has no such field (`null` in the file): every row holds an empty
+    /// value.
+    Absent(()),
 }
 
 /// Where a round's LoadGen summary logs lie: the name of the results repository whose copies
