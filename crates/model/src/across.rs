@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::split::Lowest;
+use crate::analysis::split::{system_of, Lowest, System};
 use crate::analysis::units::Votes;
 use crate::analysis::{Analysis, Pair};
 use crate::evidence::pair_logs::PairLogs;
@@ -291,16 +291,12 @@ pub fn compare(main: &RoundResults, previous: &RoundResults) -> AcrossRounds {
     }
 }
 
-type SystemKey<'a> = (&'a str, &'a str);
-
 /// Each system's pairs, by organisation and results folder, and each system's one pair per
 /// benchmark (a benchmark run twice has none).
-fn by_system(pairs: &[Pair]) -> BTreeMap<SystemKey<'_>, Vec<&Pair>> {
-    let mut by: BTreeMap<SystemKey, Vec<&Pair>> = BTreeMap::new();
+fn by_system(pairs: &[Pair]) -> BTreeMap<System<'_>, Vec<&Pair>> {
+    let mut by: BTreeMap<System, Vec<&Pair>> = BTreeMap::new();
     for p in pairs {
-        by.entry((&p.submission.organization, &p.submission.platform))
-            .or_default()
-            .push(p);
+        by.entry(system_of(p)).or_default().push(p);
     }
     by
 }
@@ -331,7 +327,7 @@ type Hardware = (
 );
 
 /// How many systems of `by` each organisation has with each configuration and processor.
-fn alike(by: &BTreeMap<SystemKey<'_>, Vec<&Pair>>) -> BTreeMap<Hardware, usize> {
+fn alike(by: &BTreeMap<System<'_>, Vec<&Pair>>) -> BTreeMap<Hardware, usize> {
     let mut count = BTreeMap::new();
     for ((org, _), pairs) in by {
         let first = &pairs[0].submission;
@@ -394,11 +390,6 @@ fn systems_in_both(previous: &[Pair], current: &[Pair]) -> Vec<SystemInBoth> {
                     })
                 })
                 .collect();
-            let spelled = if first.cpu_only {
-                first.host_processor.trim().to_string()
-            } else {
-                first.accelerator_name().unwrap_or_default().to_string()
-            };
             out.push(SystemInBoth {
                 organization: org.to_string(),
                 system_name: first.system_name.clone(),
@@ -406,7 +397,7 @@ fn systems_in_both(previous: &[Pair], current: &[Pair]) -> Vec<SystemInBoth> {
                 previous_system_name: p_first.system_name.clone(),
                 previous_platform: p_platform.to_string(),
                 matched_by,
-                configuration: configuration.spelled(&spelled),
+                configuration: configuration.spelled(first.hardware_name()),
                 benchmarks: both,
             });
         }

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::analysis::split::{system_of, System};
 use crate::analysis::{by_benchmark, Analysis, BenchmarkStats, Pair, Ratio};
 use crate::project::config::{ArticleConfig, PairSelector, CONFIG_PATH};
 use crate::summary::RowId;
@@ -135,8 +136,7 @@ pub fn select(analysis: &Analysis, config: &ArticleConfig) -> Result<Highlights>
             config.span.platform
         )));
     }
-    let max = span.iter().copied().fold(f64::MIN, f64::max);
-    let min = span.iter().copied().fold(f64::MAX, f64::min);
+    let [min, max] = crate::analysis::range(span.iter().copied());
     let agreement = agreement(analysis, &highlights, config);
     Ok(Highlights {
         highlights,
@@ -162,19 +162,17 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
         accelerators: BTreeSet<&'a str>,
         software: BTreeSet<&'a str>,
     }
-    let mut systems: BTreeMap<(&str, &str), Ran> = BTreeMap::new();
+    let span_system = (
+        config.span.organization.as_str(),
+        config.span.platform.as_str(),
+    );
+    let mut systems: BTreeMap<System, Ran> = BTreeMap::new();
     for p in &analysis.pairs {
         let s = &p.submission;
-        if (s.organization.as_str(), s.platform.as_str())
-            == (
-                config.span.organization.as_str(),
-                config.span.platform.as_str(),
-            )
-            || !order.contains(&s.benchmark.as_str())
-        {
+        if system_of(p) == span_system || !order.contains(&s.benchmark.as_str()) {
             continue;
         }
-        let ran = systems.entry((&s.organization, &s.platform)).or_default();
+        let ran = systems.entry(system_of(p)).or_default();
         ran.ratios.entry(&s.benchmark).or_default().push(p.ratio.0);
         ran.accelerators.extend(s.accelerator_name());
         ran.software.extend(software_items(&s.framework));

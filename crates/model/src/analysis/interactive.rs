@@ -309,22 +309,21 @@ fn hardware(pairs: &[InteractivePair], benchmarks: &[BenchmarkStats]) -> Vec<Ben
             }
             let mut accelerators: Vec<AcceleratorRuns> = by
                 .into_iter()
-                .map(|(accelerator, ps)| AcceleratorRuns {
-                    accelerator: accelerator.map(str::to_string),
-                    pairs: ps.len(),
-                    organizations: ps
-                        .iter()
-                        .map(|p| p.submission.organization.as_str())
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
-                        .map(str::to_string)
-                        .collect(),
-                    min: Ratio(ps.iter().map(|p| p.ratio.0).fold(f64::INFINITY, f64::min)),
-                    max: Ratio(
-                        ps.iter()
-                            .map(|p| p.ratio.0)
-                            .fold(f64::NEG_INFINITY, f64::max),
-                    ),
+                .map(|(accelerator, ps)| {
+                    let [min, max] = super::range(ps.iter().map(|p| p.ratio.0));
+                    AcceleratorRuns {
+                        accelerator: accelerator.map(str::to_string),
+                        pairs: ps.len(),
+                        organizations: ps
+                            .iter()
+                            .map(|p| p.submission.organization.as_str())
+                            .collect::<BTreeSet<_>>()
+                            .into_iter()
+                            .map(str::to_string)
+                            .collect(),
+                        min: Ratio(min),
+                        max: Ratio(max),
+                    }
                 })
                 .collect();
             // Stable: ties keep the map's order, by name (no accelerator first).
@@ -391,9 +390,7 @@ fn both_by_system<'a>(
 fn within_systems(pairs: &[InteractivePair], server: &[Pair]) -> WithinSystems {
     let systems = both_by_system(pairs, server);
     let spread = |r: &BTreeMap<&str, (f64, f64)>, pick: fn(&(f64, f64)) -> f64| {
-        let v: Vec<f64> = r.values().map(pick).collect();
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let [lo, hi] = super::range(r.values().map(pick));
         (hi - lo) * 100.0
     };
     let spreads: Vec<(f64, f64)> = systems

@@ -340,6 +340,15 @@ impl Submission {
         self.accelerator.as_deref().filter(|_| !self.cpu_only)
     }
 
+    /// The accelerator's name as written, or for a CPU-only system the host processor's, trimmed.
+    pub fn hardware_name(&self) -> &str {
+        if self.cpu_only {
+            self.host_processor.trim()
+        } else {
+            self.accelerator_name().unwrap_or_default()
+        }
+    }
+
     /// The hardware as the article compares it: the accelerator's name in lower case (the
     /// summary spells one accelerator two ways, `NVIDIA` and `Nvidia`), accelerators per node and
     /// node count; `None` for a CPU-only system or when the summary leaves any of them empty.
@@ -738,6 +747,27 @@ pub(crate) fn median_of_sorted(v: &[f64]) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The least and the most of `values` (infinite when there are none).
+pub(crate) fn range(values: impl Iterator<Item = f64> + Clone) -> [f64; 2] {
+    [
+        values.clone().fold(f64::INFINITY, f64::min),
+        values.fold(f64::NEG_INFINITY, f64::max),
+    ]
+}
+
+/// The name the most of `names` spell, the first in sorted order on a tie.
+pub(crate) fn most_spelled<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut spellings: std::collections::BTreeMap<&str, usize> = Default::default();
+    for name in names {
+        *spellings.entry(name).or_default() += 1;
+    }
+    let most = spellings.values().copied().max().unwrap_or(0);
+    spellings
+        .into_iter()
+        .find(|&(_, n)| n == most)
+        .map(|(name, _)| name)
 }
 
 /// The median of `v`, or `None` when it is empty.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::{median, Pair, Ratio};
+use super::{median, most_spelled, range, Pair, Ratio};
 
 /// One benchmark's medians, whole and split.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -159,24 +159,13 @@ fn noise(pairs: &[Pair]) -> Noise {
             if organizations.len() < 2 {
                 return None;
             }
-            // The group's accelerator as most of its pairs spell it (the first such spelling in
-            // sorted order on a tie).
-            let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
-            for p in &ps {
-                *spellings
-                    .entry(p.submission.accelerator_name().unwrap_or_default())
-                    .or_default() += 1;
-            }
-            let most = spellings.values().copied().max().unwrap_or(0);
-            let accelerator = spellings
-                .iter()
-                .find(|(_, &n)| n == most)
-                .map_or("", |(name, _)| *name);
-            let min = ps.iter().map(|p| p.ratio.0).fold(f64::INFINITY, f64::min);
-            let max = ps
-                .iter()
-                .map(|p| p.ratio.0)
-                .fold(f64::NEG_INFINITY, f64::max);
+            // The group's accelerator as most of its pairs spell it.
+            let accelerator = most_spelled(
+                ps.iter()
+                    .map(|p| p.submission.accelerator_name().unwrap_or_default()),
+            )
+            .unwrap_or_default();
+            let [min, max] = range(ps.iter().map(|p| p.ratio.0));
             Some(NoiseGroup {
                 benchmark: benchmark.to_string(),
                 accelerator: accelerator.to_string(),

@@ -47,17 +47,6 @@ impl fmt::Display for Configuration {
     }
 }
 
-/// The unit a system counts in: itself, its organisation, or its hardware configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// One results folder (organisation and `Platform`): every system votes on its own.
-    System,
-    /// One organisation: its systems vote together, by their median.
-    Organization,
-    /// One hardware configuration ([`Configuration`]): the systems that share it vote together.
-    Configuration,
-}
-
 /// The votes of the units behind a comparison of two things (two benchmarks, or a benchmark
 /// against the others): each unit votes by the sign of the median of its systems' differences.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -30,7 +30,7 @@ use super::accuracy::{half_unit_of_last_digit, summary_unit};
 use super::loadgen::{parse_summary_log, LoadgenLog, Printed, TestMode, Validity};
 use crate::analysis::split::{lowest_by, system_of, Lowest, System};
 use crate::analysis::units::Configuration;
-use crate::analysis::{median, Pair};
+use crate::analysis::{median, most_spelled, range, Pair};
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::project::facts::CheckerFacts;
 use crate::project::rounds::LogSpec;
@@ -743,29 +743,10 @@ fn shared_targets(with: &[(&PairLog, &Factors, &Pair)]) -> SharedTargets {
                 .flatten()
                 .map(|(_, p)| p.ratio.0)
                 .collect();
-            let range = |v: &[f64]| {
-                [
-                    v.iter().copied().fold(f64::INFINITY, f64::min),
-                    v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                ]
-            };
-            let [min_ratio, max_ratio] = range(&ratios);
-            // The name as most of the group's pairs spell it (the first in sorted order on a tie).
-            let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
-            for (_, p) in group {
-                let s = &p.submission;
-                let name = if s.cpu_only {
-                    s.host_processor.trim()
-                } else {
-                    s.accelerator_name().unwrap_or_default()
-                };
-                *spellings.entry(name).or_default() += 1;
-            }
-            let most = spellings.values().copied().max().unwrap_or(0);
-            let name = spellings
-                .iter()
-                .find(|(_, &n)| n == most)
-                .map_or(configuration.name.as_str(), |(name, _)| *name);
+            let [min_ratio, max_ratio] = range(ratios.iter().copied());
+            // The name as most of the group's pairs spell it.
+            let name = most_spelled(group.iter().map(|(_, p)| p.submission.hardware_name()))
+                .unwrap_or(configuration.name.as_str());
             out.groups.push(TargetGroup {
                 benchmark: benchmark.to_string(),
                 configuration: configuration.spelled(name),
@@ -779,7 +760,7 @@ fn shared_targets(with: &[(&PairLog, &Factors, &Pair)]) -> SharedTargets {
                     .collect(),
                 min_ratio,
                 max_ratio,
-                others: (!others.is_empty()).then(|| range(&others)),
+                others: (!others.is_empty()).then(|| range(others.iter().copied())),
             });
         }
     }

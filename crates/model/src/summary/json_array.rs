@@ -89,15 +89,9 @@ struct Reader<'a> {
     file: &'a str,
     /// The summary's name of each schema field it reads, by schema field.
     sources: Vec<(Field, &'a FieldSource)>,
-    /// Every field a row may hold: its schema field, a further key field, or ignored.
-    known: BTreeMap<&'a str, Known>,
-}
-
-#[derive(Clone, Copy)]
-enum Known {
-    Schema,
-    Key,
-    Ignored,
+    /// Every field a row may hold, and whether it must: its schema field or a further key
+    /// field must, an ignored field may.
+    known: BTreeMap<&'a str, bool>,
 }
 
 impl<'a> Reader<'a> {
@@ -109,14 +103,14 @@ impl<'a> Reader<'a> {
         let mut known = BTreeMap::new();
         for s in spec.fields.values() {
             if let FieldSource::Field(name) = s {
-                known.insert(name.as_str(), Known::Schema);
+                known.insert(name.as_str(), true);
             }
         }
         for k in &spec.extra_key_fields {
-            known.insert(k.as_str(), Known::Key);
+            known.insert(k.as_str(), true);
         }
         for k in spec.ignored_fields.keys() {
-            known.insert(k.as_str(), Known::Ignored);
+            known.insert(k.as_str(), false);
         }
         Reader {
             spec,
@@ -126,17 +120,22 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn at(&self, id: RowId, field: &str) -> String {
-        format!("row {id}, field `{}`", excerpt(field, 80))
+    /// The error of row `id`'s field `field`.
+    fn refuse(&self, id: RowId, field: &str, message: impl Into<String>) -> Error {
+        Error::parse(
+            self.file,
+            format!("row {id}, field `{}`", excerpt(field, 80)),
+            message,
+        )
     }
 
     /// One row of the array.
     fn row(&self, id: RowId, fields: &serde_json::Map<String, Value>) -> Result<SummaryRow> {
-        for (name, known) in &self.known {
-            if matches!(known, Known::Schema | Known::Key) && !fields.contains_key(*name) {
-                return Err(Error::parse(
-                    self.file,
-                    self.at(id, name),
+        for (name, required) in &self.known {
+            if *required && !fields.contains_key(*name) {
+                return Err(self.refuse(
+                    id,
+                    name,
                     format!(
                         "missing: {ROUNDS_PATH} reads round {}'s rows from this field",
                         self.spec.round
@@ -146,9 +145,9 @@ impl<'a> Reader<'a> {
         }
         for name in fields.keys() {
             if !self.known.contains_key(name.as_str()) {
-                return Err(Error::parse(
-                    self.file,
-                    self.at(id, name),
+                return Err(self.refuse(
+                    id,
+                    name,
                     format!(
                         "the round {} does not place this field ({ROUNDS_PATH} neither reads it into the schema nor lists it as a key field or ignored): a renamed or new field is refused",
                         self.spec.round
@@ -185,9 +184,9 @@ impl<'a> Reader<'a> {
                     _ => None,
                 };
                 let Some(value) = value else {
-                    return Err(Error::parse(
-                        self.file,
-                        self.at(id, field.name()),
+                    return Err(self.refuse(
+                        id,
+                        field.name(),
                         format!(
                             "is the product of `{}` and `{}`, which must be whole numbers (or empty)",
                             product[0], product[1]
@@ -229,9 +228,9 @@ impl<'a> Reader<'a> {
                 Some(i) => (i.to_string(), Typed::Int(i)),
                 None => {
                     let x = n.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
-                        Error::parse(
-                            self.file,
-                            self.at(id, name),
+                        self.refuse(
+                            id,
+                            name,
                             format!(
                                 "{} is not a number the analysis can hold",
                                 quoted(&n.to_string(), EXCERPT)
@@ -242,17 +241,17 @@ impl<'a> Reader<'a> {
                 }
             },
             Value::Array(_) | Value::Object(_) => {
-                return Err(Error::parse(
-                    self.file,
-                    self.at(id, name),
+                return Err(self.refuse(
+                    id,
+                    name,
                     "holds a list or an object, where a summary holds one value",
                 ))
             }
         };
         if text.len() > super::MAX_FIELD_BYTES {
-            return Err(Error::parse(
-                self.file,
-                self.at(id, name),
+            return Err(self.refuse(
+                id,
+                name,
                 format!(
                     "has {} bytes; at most {} are accepted",
                     text.len(),
