@@ -25,10 +25,10 @@ pub(super) fn match_rows(
     partner: Scenario,
 ) -> Matched {
     let groups = group_by_key(rows, eligible, keys);
-    let mut pairs = Vec::with_capacity(groups.classes.len());
+    let mut pairs = Vec::with_capacity(groups.len());
     let mut unmatched = Vec::new();
-    for class in &groups.classes {
-        let members = || groups.members(class).map(|pos| eligible[pos]);
+    for group in &groups {
+        let members = || group.iter().copied();
         let of = |s: Scenario| members().filter(move |&i| rows[i].scenario() == Some(s));
         let (offline, partners) = (of(Scenario::Offline).count(), of(partner).count());
         if let (1, 1, Some(o), Some(p)) = (
@@ -64,71 +64,33 @@ pub(super) fn match_rows(
     Matched { pairs, unmatched }
 }
 
-/// Rows of one key: a chain of positions in the eligible list.
-struct Class {
-    first: usize,
-    last: usize,
-    /// The next class whose key has the same fingerprint (a collision), if any.
-    collision: Option<usize>,
-}
-
-/// Eligible rows grouped by key, without one allocation per group.
-struct Groups {
-    classes: Vec<Class>,
-    /// For each eligible position, the next position of the same class.
-    next: Vec<Option<usize>>,
-}
-
-impl Groups {
-    fn members<'a>(&'a self, class: &Class) -> impl Iterator<Item = usize> + 'a {
-        std::iter::successors(Some(class.first), move |&p| self.next[p])
-    }
-}
-
-/// Groups eligible rows by their key: (typed value, raw text) of every key field.
-fn group_by_key(rows: &[SummaryRow], eligible: &[usize], keys: &[Field]) -> Groups {
+/// Groups eligible rows by their key: (typed value, raw text) of every key field. Each group
+/// holds its rows in eligible order; the groups come in the order of their first rows.
+fn group_by_key(rows: &[SummaryRow], eligible: &[usize], keys: &[Field]) -> Vec<Vec<usize>> {
     let same_key = |a: &SummaryRow, b: &SummaryRow| {
         keys.iter()
             .all(|&f| a.typed(f) == b.typed(f) && a.raw(f) == b.raw(f))
             && a.extra() == b.extra()
     };
-    let mut by_fingerprint: HashMap<u64, usize> = HashMap::with_capacity(eligible.len());
-    let mut classes: Vec<Class> = Vec::with_capacity(eligible.len());
-    let mut next = vec![None; eligible.len()];
-    for (pos, &i) in eligible.iter().enumerate() {
-        let row = &rows[i];
-        let new_class = |collision| Class {
-            first: pos,
-            last: pos,
-            collision,
-        };
-        match by_fingerprint.entry(fingerprint(row, keys)) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(classes.len());
-                classes.push(new_class(None));
-            }
-            std::collections::hash_map::Entry::Occupied(o) => {
-                let mut c = *o.get();
-                loop {
-                    if same_key(&rows[eligible[classes[c].first]], row) {
-                        let last = classes[c].last;
-                        next[last] = Some(pos);
-                        classes[c].last = pos;
-                        break;
-                    }
-                    match classes[c].collision {
-                        Some(n) => c = n,
-                        None => {
-                            classes[c].collision = Some(classes.len());
-                            classes.push(new_class(None));
-                            break;
-                        }
-                    }
-                }
+    // Each fingerprint's groups: more than one only when two keys collide.
+    let mut by_fingerprint: HashMap<u64, Vec<usize>> = HashMap::with_capacity(eligible.len());
+    let mut groups: Vec<Vec<usize>> = Vec::with_capacity(eligible.len());
+    for &i in eligible {
+        let candidates = by_fingerprint
+            .entry(fingerprint(&rows[i], keys))
+            .or_default();
+        match candidates
+            .iter()
+            .find(|&&g| same_key(&rows[groups[g][0]], &rows[i]))
+        {
+            Some(&g) => groups[g].push(i),
+            None => {
+                candidates.push(groups.len());
+                groups.push(vec![i]);
             }
         }
     }
-    Groups { classes, next }
+    groups
 }
 
 /// A 64-bit fingerprint of a row's key (typed values and raw text of the key fields).
