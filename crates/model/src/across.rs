@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::analysis::split::{system_of, Lowest, System};
 use crate::analysis::units::Votes;
-use crate::analysis::{Analysis, Pair};
+use crate::analysis::{sorted_distinct, Analysis, Pair};
 use crate::evidence::pair_logs::PairLogs;
 use crate::project::rounds::RoundSpec;
 use crate::summary::Summary;
@@ -371,12 +371,7 @@ fn systems_in_both(previous: &[Pair], current: &[Pair]) -> Vec<SystemInBoth> {
                 (false, false) if only_one => "hardware",
                 (false, false) => continue,
             };
-            let mut benchmarks: Vec<String> = pairs
-                .iter()
-                .map(|p| p.submission.benchmark.clone())
-                .collect();
-            benchmarks.sort();
-            benchmarks.dedup();
+            let benchmarks = sorted_distinct(pairs.iter().map(|p| p.submission.benchmark.clone()));
             let both = benchmarks
                 .iter()
                 .filter_map(|name| {

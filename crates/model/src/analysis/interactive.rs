@@ -314,13 +314,7 @@ fn hardware(pairs: &[InteractivePair], benchmarks: &[BenchmarkStats]) -> Vec<Ben
                     AcceleratorRuns {
                         accelerator: accelerator.map(str::to_string),
                         pairs: ps.len(),
-                        organizations: ps
-                            .iter()
-                            .map(|p| p.submission.organization.as_str())
-                            .collect::<BTreeSet<_>>()
-                            .into_iter()
-                            .map(str::to_string)
-                            .collect(),
+                        organizations: super::organizations(ps.iter().map(|p| &p.submission)),
                         min: Ratio(min),
                         max: Ratio(max),
                     }
@@ -397,8 +391,7 @@ fn within_systems(pairs: &[InteractivePair], server: &[Pair]) -> WithinSystems {
         .values()
         .map(|r| (spread(r, |x| x.0), spread(r, |x| x.1)))
         .collect();
-    let benchmarks: BTreeSet<&str> = systems.values().flat_map(|r| r.keys().copied()).collect();
-    let benchmarks: Vec<&str> = benchmarks.into_iter().collect();
+    let benchmarks = super::sorted_distinct(systems.values().flat_map(|r| r.keys().copied()));
     let mut comparisons = Vec::new();
     for (i, first) in benchmarks.iter().enumerate() {
         for second in &benchmarks[i + 1..] {

@@ -749,6 +749,19 @@ pub(crate) fn median_of_sorted(v: &[f64]) -> f64 {
     }
 }
 
+/// Each value of `items` once, in order.
+pub(crate) fn sorted_distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    items
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The organisations of `submissions`, sorted, each once.
+pub(crate) fn organizations<'a>(submissions: impl Iterator<Item = &'a Submission>) -> Vec<String> {
+    sorted_distinct(submissions.map(|s| s.organization.clone()))
+}
+
 /// The least and the most of `values` (infinite when there are none).
 pub(crate) fn range(values: impl Iterator<Item = f64> + Clone) -> [f64; 2] {
     [

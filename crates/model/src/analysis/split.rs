@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::units::{Membership, UnitVotes};
-use super::Pair;
+use super::{sorted_distinct, Pair};
 use ratios_base::stats::{f_upper_tail, sign_test};
 
 /// The alternating means stop when no effect moves by more than this (a ratio of 1e-12 is
@@ -333,13 +333,10 @@ pub fn lowest_by(
     let (systems, left_out) = once_each(pairs, value);
     let members = memberships(pairs);
     let mut accelerators_of: BTreeMap<System, BTreeSet<&str>> = BTreeMap::new();
-    let mut nodes_of: BTreeMap<System, Option<i64>> = BTreeMap::new();
-    let mut software_of: BTreeMap<System, &str> = BTreeMap::new();
+    // Each system as its first pair states it.
+    let mut first_of: BTreeMap<System, &super::Submission> = BTreeMap::new();
     for p in pairs {
-        nodes_of.entry(system_of(p)).or_insert(p.submission.nodes);
-        software_of
-            .entry(system_of(p))
-            .or_insert(&p.submission.framework);
+        first_of.entry(system_of(p)).or_insert(&p.submission);
         if let Some(name) = p.submission.accelerator_name() {
             accelerators_of
                 .entry(system_of(p))
@@ -373,7 +370,7 @@ pub fn lowest_by(
                 let of: Vec<f64> = diffs
                     .iter()
                     .filter(|(s, _)| {
-                        nodes_of.get(s).copied().flatten().map(|n| n > 1) == Some(multi)
+                        first_of.get(s).and_then(|f| f.nodes).map(|n| n > 1) == Some(multi)
                     })
                     .map(|d| d.1)
                     .collect();
@@ -405,7 +402,7 @@ pub fn lowest_by(
                 software: super::units::shared_software(
                     diffs
                         .iter()
-                        .filter_map(|(s, _)| software_of.get(s).copied()),
+                        .filter_map(|(s, _)| Some(first_of.get(s)?.framework.as_str())),
                 ),
             }
         })
@@ -698,11 +695,6 @@ fn leave_one_out(
             }
         })
         .collect()
-}
-
-/// Each value of `items` once, in order.
-fn sorted_distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
-    items.collect::<BTreeSet<_>>().into_iter().collect()
 }
 
 type Effects<'a> = (BTreeMap<System<'a>, f64>, BTreeMap<&'a str, f64>, usize);

@@ -30,7 +30,7 @@ use super::accuracy::{half_unit_of_last_digit, summary_unit};
 use super::loadgen::{parse_summary_log, LoadgenLog, Printed, TestMode, Validity};
 use crate::analysis::split::{lowest_by, system_of, Lowest, System};
 use crate::analysis::units::Configuration;
-use crate::analysis::{median, most_spelled, range, Pair};
+use crate::analysis::{median, most_spelled, organizations, range, Pair};
 use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::project::facts::CheckerFacts;
 use crate::project::rounds::LogSpec;
@@ -752,12 +752,7 @@ fn shared_targets(with: &[(&PairLog, &Factors, &Pair)]) -> SharedTargets {
                 configuration: configuration.spelled(name),
                 target_qps: group[0].0.target_qps.clone(),
                 pairs: group.len(),
-                organizations: group
-                    .iter()
-                    .map(|(_, p)| p.submission.organization.clone())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .collect(),
+                organizations: organizations(group.iter().map(|(_, p)| &p.submission)),
                 min_ratio,
                 max_ratio,
                 others: (!others.is_empty()).then(|| range(others.iter().copied())),

@@ -87,20 +87,6 @@ impl Project {
         Ok(self)
     }
 
-    /// Every file [`Project::load`] reads, relative to the root: the bundle must carry each.
-    pub const READ: &'static [&'static str] = &[
-        PROSE_PATH,
-        DATA_PROSE_PATH,
-        CONFIG_PATH,
-        MANIFEST_PATH,
-        ratios_base::layout::LOG_LIST,
-        rounds::ROUNDS_PATH,
-        FACTS_PATH,
-        CLAIMS_PATH,
-        PLAN_PATH,
-        crate::notebook::NOTEBOOK_PATH,
-    ];
-
     /// The files a build reads from the project, relative to the root (what `serve` watches).
     pub const WATCHED: &'static [&'static str] = &[
         "content",

@@ -332,20 +332,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// A summary in the schema's own names, with no further key fields (v6.1's files).
-    pub fn in_schema(rows: Vec<SummaryRow>, file: &str) -> Summary {
-        Summary {
-            rows,
-            file: file.into(),
-            names: Field::ALL
-                .iter()
-                .map(|f| Some(f.name().to_string()))
-                .collect(),
-            extra_names: Vec::new(),
-            absent: Vec::new(),
-        }
-    }
-
     /// How the round's summary names `field`, or the schema's name where it has none.
     pub fn name(&self, field: Field) -> &str {
         self.names
@@ -406,8 +392,14 @@ impl Default for FileNames<'_> {
 /// Parses both files and checks that they hold the same rows, fields and values.
 pub fn load(csv_bytes: &[u8], json_bytes: &[u8], names: FileNames<'_>) -> Result<Summary> {
     let csv_rows = parse_csv(csv_bytes, names.csv)?;
-    let rows = parse_json_against(json_bytes, csv_rows, names)?;
-    let summary = Summary::in_schema(rows, names.csv);
+    // The schema's own names, with no further key fields.
+    let summary = Summary {
+        rows: parse_json_against(json_bytes, csv_rows, names)?,
+        file: names.csv.into(),
+        names: Field::ALL.iter().map(|f| Some(f.name().into())).collect(),
+        extra_names: Vec::new(),
+        absent: Vec::new(),
+    };
     no_space_twins(&summary)?;
     Ok(summary)
 }
