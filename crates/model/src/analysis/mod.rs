@@ -655,16 +655,11 @@ pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Ana
         .collect();
     let (steps, duplicates, unmatched) = (paired.steps, paired.duplicates, paired.unmatched);
     let rows = &summary.rows;
+    let division = |d: &'static str| rows.iter().filter(move |r| r.is_text(Field::Division, d));
     let counts = Counts {
         rows: rows.len(),
-        closed: rows
-            .iter()
-            .filter(|r| r.is_text(Field::Division, "closed"))
-            .count(),
-        open: rows
-            .iter()
-            .filter(|r| r.is_text(Field::Division, "open"))
-            .count(),
+        closed: division("closed").count(),
+        open: division("open").count(),
         eligible: paired.eligible.len(),
         pairs: pairs.len(),
         unmatched: unmatched.len(),

@@ -155,14 +155,7 @@ impl ClaimRegister {
                     .files
                     .iter()
                     .find(|f| f.pin.name == c.input)
-                    .ok_or_else(|| {
-                        err(format!(
-                            "claim {}: input {:?} is not pinned in {}",
-                            c.id,
-                            excerpt(&c.input, 80),
-                            crate::inputs::MANIFEST_PATH
-                        ))
-                    })?;
+                    .ok_or_else(|| not_pinned(c))?;
                 let text = std::str::from_utf8(&input.bytes).map_err(|_| {
                     err(format!(
                         "claim {}: input {} is not UTF-8 text",
@@ -185,12 +178,7 @@ impl ClaimRegister {
     ) -> Result<()> {
         for c in &self.claims {
             if !manifest.inputs.iter().any(|p| p.name == c.input) {
-                return Err(err(format!(
-                    "claim {}: input {:?} is not pinned in {}",
-                    c.id,
-                    excerpt(&c.input, 80),
-                    crate::inputs::MANIFEST_PATH
-                )));
+                return Err(not_pinned(c));
             }
         }
         let unused = manifest
@@ -205,6 +193,16 @@ impl ClaimRegister {
             None => Ok(()),
         }
     }
+}
+
+/// The error of a claim whose input the manifest does not pin.
+fn not_pinned(c: &Claim) -> Error {
+    err(format!(
+        "claim {}: input {:?} is not pinned in {}",
+        c.id,
+        excerpt(&c.input, 80),
+        crate::inputs::MANIFEST_PATH
+    ))
 }
 
 fn note(c: &Claim, pin: &PinnedInput) -> Note {
