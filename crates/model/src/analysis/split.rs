@@ -662,14 +662,11 @@ fn leave_one_out(
                     let mut refits = 0;
                     let (mut min, mut max) = (*effect, *effect);
                     let (mut same_sign, mut same_rank) = (true, true);
-                    for fit in fits {
-                        // A refit counts for a benchmark when it holds every benchmark.
+                    // A refit counts for a benchmark when it holds every benchmark.
+                    for fit in fits.iter().filter(|fit| fit.len() == full.len()) {
                         let Some(at) = fit.iter().position(|(b, _)| b == benchmark) else {
                             continue;
                         };
-                        if fit.len() != full.len() {
-                            continue;
-                        }
                         refits += 1;
                         let e = fit[at].1;
                         min = min.min(e);

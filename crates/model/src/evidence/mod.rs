@@ -145,6 +145,12 @@ fn check_facts_source(inputs: &Inputs, facts: &CheckerFacts) -> Result<()> {
     facts.check_against_source(text).map(|_| ())
 }
 
+/// A pinned log or report's bytes as text.
+fn utf8(input: &VerifiedInput) -> Result<&str> {
+    std::str::from_utf8(&input.bytes)
+        .map_err(|_| Error::parse(&input.pin.name, "whole file", "invalid UTF-8"))
+}
+
 /// One check of one highlighted row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
@@ -315,11 +321,6 @@ impl RowChecks<'_> {
             .find(|f| f.pin.path == path && f.pin.repository.ends_with(&tree))
     }
 
-    fn text(input: &VerifiedInput) -> Result<&str> {
-        std::str::from_utf8(&input.bytes)
-            .map_err(|_| Error::parse(&input.pin.name, "whole file", "invalid UTF-8"))
-    }
-
     fn run(&mut self) -> Result<()> {
         let model_facts = self.facts.models.get(self.model);
         let log_path = format!("{}/mlperf_log_summary.txt", self.location());
@@ -342,7 +343,7 @@ impl RowChecks<'_> {
                 }
             }
             Some(input) => {
-                let log = parse_summary_log(&input.pin.name, Self::text(input)?)?;
+                let log = parse_summary_log(&input.pin.name, utf8(input)?)?;
                 let ev = vec![input.pin.name.clone()];
                 self.log_checks(&log, &ev)?;
                 if self.scenario == Scenario::Server {
@@ -486,7 +487,7 @@ impl RowChecks<'_> {
             None => None,
             Some(input) => Some((
                 input.pin.name.clone(),
-                parse_accuracy_report(&input.pin.name, Self::text(input)?, self.facts)?,
+                parse_accuracy_report(&input.pin.name, utf8(input)?, self.facts)?,
             )),
         };
         let Some(mf) = model_facts else {

@@ -35,7 +35,7 @@ use crate::inputs::{InputKind, Inputs, VerifiedInput};
 use crate::project::facts::CheckerFacts;
 use crate::project::rounds::LogSpec;
 use crate::summary::{Field, RowId, Scenario, Summary};
-use ratios_base::error::{Error, Result};
+use ratios_base::error::Result;
 use ratios_base::workers;
 
 /// A Server run whose p99 latency reaches this share of its limit or more runs at the limit.
@@ -479,9 +479,7 @@ pub fn pair_logs(
         let Some(input) = by_path.get(path.as_str()) else {
             return Ok(None);
         };
-        let text = std::str::from_utf8(&input.bytes)
-            .map_err(|_| Error::parse(&input.pin.name, "whole file", "invalid UTF-8"))?;
-        let log = parse_summary_log(&input.pin.name, text)?;
+        let log = parse_summary_log(&input.pin.name, super::utf8(input)?)?;
         Ok(Some((row_log(summary, id, input, &log, facts), log)))
     };
     let one = |pair: &Pair| -> Result<PairLog> {
@@ -715,10 +713,8 @@ fn shared_targets(with: &[(&PairLog, &Factors, &Pair)]) -> SharedTargets {
     type Group<'a> = BTreeMap<u64, Vec<(&'a Factors, &'a Pair)>>;
     let mut by: BTreeMap<(Configuration, &str), Group> = BTreeMap::new();
     for (_, f, p) in with {
-        let Some(configuration) = p.submission.configuration() else {
-            continue;
-        };
-        let Ok(target) = f.target_qps.trim().parse::<f64>() else {
+        let target = f.target_qps.trim().parse::<f64>();
+        let (Some(configuration), Ok(target)) = (p.submission.configuration(), target) else {
             continue;
         };
         by.entry((configuration, p.submission.benchmark.as_str()))

@@ -217,13 +217,10 @@ impl CheckerFacts {
                 }
                 checked += 1;
             }
-            for (scenario, l) in [
-                ("Server", Some(&mf.server_latency_limits)),
-                ("Interactive", mf.interactive_latency_limits.as_ref()),
-            ] {
-                let Some(l) = l else {
-                    continue;
-                };
+            let interactive = mf.interactive_latency_limits.as_ref();
+            let limits = std::iter::once(("Server", &mf.server_latency_limits))
+                .chain(interactive.map(|l| ("Interactive", l)));
+            for (scenario, l) in limits {
                 // The limits stand on the line after their scenario's key.
                 let opens = format!("\"{scenario}\": {{");
                 if !holds(l.line.saturating_sub(1), &opens) {
