@@ -421,24 +421,18 @@ pub(crate) fn no_space_twins(summary: &Summary) -> Result<()> {
             }
             let text = row.raw(field);
             let folded = ratios_base::text::spaces_folded(text);
-            match seen.entry((folder.0, folder.1, field, folded)) {
-                std::collections::hash_map::Entry::Occupied(o) => {
-                    let (other, id) = *o.get();
-                    if other != text {
-                        return Err(Error::parse(
-                            &summary.file,
-                            format!("rows {id} and {}, field `{}`", row.id, summary.name(field)),
-                            format!(
-                                "{} and {} differ only in their spaces (a kind of space, or one at an end); they print alike, so they are refused",
-                                ratios_base::text::quoted(other, EXCERPT),
-                                ratios_base::text::quoted(text, EXCERPT)
-                            ),
-                        ));
-                    }
-                }
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert((text, row.id));
-                }
+            let key = (folder.0, folder.1, field, folded);
+            let (other, id) = *seen.entry(key).or_insert((text, row.id));
+            if other != text {
+                return Err(Error::parse(
+                    &summary.file,
+                    format!("rows {id} and {}, field `{}`", row.id, summary.name(field)),
+                    format!(
+                        "{} and {} differ only in their spaces (a kind of space, or one at an end); they print alike, so they are refused",
+                        ratios_base::text::quoted(other, EXCERPT),
+                        ratios_base::text::quoted(text, EXCERPT)
+                    ),
+                ));
             }
         }
     }
@@ -523,16 +517,10 @@ fn parse_csv(bytes: &[u8], file: &str) -> Result<Vec<RawRecord>> {
         .flexible(true)
         .from_reader(strip_bom(bytes));
     let mut records = reader.records();
-    let header = match records.next() {
-        None => {
-            return Err(Error::parse(
-                file,
-                "line 1",
-                "empty file, expected a header",
-            ))
-        }
-        Some(h) => h.map_err(|e| csv_error(file, &e))?,
-    };
+    let header = records
+        .next()
+        .ok_or_else(|| Error::parse(file, "line 1", "empty file, expected a header"))?
+        .map_err(|e| csv_error(file, &e))?;
     check_header(header.iter(), file, "header")?;
     let mut rows = Vec::new();
     for (i, rec) in records.enumerate() {
@@ -588,20 +576,22 @@ fn check_header<'a>(names: impl Iterator<Item = &'a str>, file: &str, place: &st
             format!("expected {FIELD_COUNT} fields, found {}", names.len()),
         ));
     }
-    for (got, want) in names.iter().zip(Field::ALL) {
-        if *got != want.name() {
-            return Err(Error::parse(
-                file,
-                place,
-                format!(
-                    "expected field `{}`, found `{}`",
-                    want.name(),
-                    excerpt(got, EXCERPT)
-                ),
-            ));
-        }
+    match names
+        .iter()
+        .zip(Field::ALL)
+        .find(|(got, want)| **got != want.name())
+    {
+        Some((got, want)) => Err(Error::parse(
+            file,
+            place,
+            format!(
+                "expected field `{}`, found `{}`",
+                want.name(),
+                excerpt(got, EXCERPT)
+            ),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// One JSON row: its key and its fields in file order.
