@@ -24,24 +24,20 @@ pub fn scope() -> Vec<ScopeRule> {
     super::SCOPE
         .iter()
         .map(|rule| match rule.field {
-            Field::Scenario => ScopeRule {
-                field: Field::Scenario,
-                rule: "Scenario is Offline or Interactive",
-                keep: |r| {
+            Field::Scenario => {
+                super::rule(Field::Scenario, "Scenario is Offline or Interactive", |r| {
                     matches!(
                         r.scenario(),
                         Some(Scenario::Offline | Scenario::Interactive)
                     )
-                },
-            },
-            Field::Inferred => ScopeRule {
-                field: Field::Inferred,
-                rule: "inferred = 0 (Offline rows only)",
-                keep: |r| {
+                })
+            }
+            Field::Inferred => {
+                super::rule(Field::Inferred, "inferred = 0 (Offline rows only)", |r| {
                     r.scenario() == Some(Scenario::Interactive)
                         || r.typed(Field::Inferred) == Typed::Int(0)
-                },
-            },
+                })
+            }
             _ => *rule,
         })
         .collect()

@@ -311,10 +311,8 @@ impl Submission {
             platform: text_of(row, Field::Platform),
             model: text_of(row, Field::Model),
             benchmark: text_of(row, Field::MlperfModel),
-            accelerator: match row.typed(Field::AcceleratorModelName) {
-                Typed::Null => None,
-                _ => Some(text_of(row, Field::AcceleratorModelName)),
-            },
+            accelerator: (row.typed(Field::AcceleratorModelName) != Typed::Null)
+                .then(|| text_of(row, Field::AcceleratorModelName)),
             nodes: int(Field::NumberOfNodes),
             accelerators_per_node: int(Field::AcceleratorsPerNode),
             total_accelerators: int(Field::TotalAccelerators),
