@@ -44,7 +44,7 @@ pub struct Highlights {
 /// Whether the other systems that ran the span group's benchmarks order them as the span's system
 /// does. A system is an organisation's results folder (`Organization`, `Platform`), as the span
 /// selector names one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Agreement {
     /// The span group's benchmarks, by the span system's ratio (lowest first).
     pub order: Vec<String>,
@@ -179,13 +179,8 @@ fn agreement(analysis: &Analysis, highlights: &[Highlight], config: &ArticleConf
     }
     let mut a = Agreement {
         order: order.iter().map(|b| b.to_string()).collect(),
-        systems: 0,
-        same_order: 0,
-        same_lowest: 0,
-        ambiguous: 0,
-        accelerators: Vec::new(),
-        shared_software: None,
         own_hardware: own_hardware(analysis, highlights, &order),
+        ..Agreement::default()
     };
     let mut accelerators = BTreeSet::new();
     let mut software: Vec<&BTreeSet<&str>> = Vec::new();

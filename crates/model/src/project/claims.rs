@@ -241,16 +241,9 @@ fn note(c: &Claim, pin: &PinnedInput) -> Note {
 /// A line as a reader sees it: trimmed, without a leading comment marker or list bullet.
 fn reader_line(line: &str) -> &str {
     let mut l = line.trim();
-    for marker in ["///", "//", "#"] {
-        if let Some(rest) = l.strip_prefix(marker) {
+    for prefixes in [["///", "//", "#"], ["+ ", "- ", "* "]] {
+        if let Some(rest) = prefixes.iter().find_map(|p| l.strip_prefix(p)) {
             l = rest.trim_start();
-            break;
-        }
-    }
-    for bullet in ["+ ", "- ", "* "] {
-        if let Some(rest) = l.strip_prefix(bullet) {
-            l = rest.trim_start();
-            break;
         }
     }
     l.trim_end()
