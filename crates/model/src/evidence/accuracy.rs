@@ -32,14 +32,12 @@ pub fn parse_accuracy_report(
             .chars()
             .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
             .collect();
-        if let Ok(v) = number.parse::<f64>() {
-            if v.is_finite() {
-                let name = facts.metric_of_report_key(key).unwrap_or(key);
-                metrics.entry(name.to_string()).or_insert(Printed {
-                    text: number,
-                    value: v,
-                });
-            }
+        if let Some(v) = number.parse::<f64>().ok().filter(|v| v.is_finite()) {
+            let name = facts.metric_of_report_key(key).unwrap_or(key);
+            metrics.entry(name.to_string()).or_insert(Printed {
+                text: number,
+                value: v,
+            });
         }
     }
     if metrics.is_empty() {

@@ -237,7 +237,7 @@ pub fn check(
             let Some(scenario) = row.scenario() else {
                 continue;
             };
-            let mut ctx = RowChecks {
+            RowChecks {
                 row,
                 label: &h.label,
                 scenario,
@@ -245,8 +245,8 @@ pub fn check(
                 inputs,
                 facts,
                 items: &mut items,
-            };
-            ctx.run()?;
+            }
+            .run()?;
         }
     }
     let count = |s| items.iter().filter(|c: &&Check| c.status == s).count();
