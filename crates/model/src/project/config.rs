@@ -219,27 +219,23 @@ impl ArticleConfig {
     /// Every text setting with its name, for checks that apply to all of them.
     fn strings(&self) -> impl Iterator<Item = (String, &str)> {
         [
-            ("title", &self.title),
-            ("description", &self.description),
-            ("canonical_url", &self.canonical_url),
-            ("site_name", &self.site_name),
-            ("author", &self.author),
-            ("credit", &self.credit),
-            ("author_url", &self.author_url),
-            ("home_url", &self.home_url),
-            ("published", &self.published),
-            ("license_name", &self.license_name),
-            ("license_id", &self.license_id),
-            ("license_url", &self.license_url),
+            ("title", Some(&self.title)),
+            ("description", Some(&self.description)),
+            ("canonical_url", Some(&self.canonical_url)),
+            ("site_name", Some(&self.site_name)),
+            ("author", Some(&self.author)),
+            ("credit", Some(&self.credit)),
+            ("author_url", Some(&self.author_url)),
+            ("home_url", Some(&self.home_url)),
+            ("published", Some(&self.published)),
+            ("license_name", Some(&self.license_name)),
+            ("license_id", Some(&self.license_id)),
+            ("license_url", Some(&self.license_url)),
+            ("updated", self.updated.as_ref()),
+            ("doi", self.doi.as_ref()),
         ]
         .into_iter()
-        .map(|(n, v)| (n.to_string(), v.as_str()))
-        .chain(
-            self.updated
-                .iter()
-                .map(|u| ("updated".to_string(), u.as_str())),
-        )
-        .chain(self.doi.iter().map(|d| ("doi".to_string(), d.as_str())))
+        .filter_map(|(n, v)| Some((n.to_string(), v?.as_str())))
         .chain(self.signing.iter().flat_map(|s| {
             std::iter::once(("signing public_key".to_string(), s.public_key.as_str())).chain(
                 s.also_published_at

@@ -238,15 +238,12 @@ impl RoundSpec {
                 excerpt(f, 80)
             )));
         }
-        for (field, when) in &self.zero_when_missing {
-            for f in [field, when] {
-                if !schema.contains(&f.as_str()) {
-                    return Err(at(format!(
-                        "zero_when_missing: `{}` is not a field of the schema",
-                        excerpt(f, 80)
-                    )));
-                }
-            }
+        let mut zero_when_missing = self.zero_when_missing.iter().flat_map(|(f, w)| [f, w]);
+        if let Some(f) = zero_when_missing.find(|f| !schema.contains(&f.as_str())) {
+            return Err(at(format!(
+                "zero_when_missing: `{}` is not a field of the schema",
+                excerpt(f, 80)
+            )));
         }
         if let SummarySpec::CsvJson { .. } = self.summary {
             // Both files' columns are the schema's, in its order, under its names.
