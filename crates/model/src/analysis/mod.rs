@@ -15,6 +15,8 @@ pub mod robustness;
 pub mod split;
 pub mod units;
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde::Serialize;
 
 use crate::summary::{Field, RowId, Scenario, Summary, SummaryRow, Typed};
@@ -182,10 +184,14 @@ fn duplicates(pairs: &[RowPair<'_>], same_model: &[[String; 2]]) -> Vec<Duplicat
     }
     let mut out = Vec::new();
     for [lax, strict] in same_model {
+        // Each system's pairs on the stricter benchmark, in order: one look-up per laxer pair.
+        let mut on_strict: BTreeMap<[&str; 2], Vec<&RowPair>> = BTreeMap::new();
+        for q in pairs.iter().filter(|q| benchmark(q) == strict) {
+            on_strict.entry(system(q)).or_default().push(q);
+        }
         for p in pairs.iter().filter(|p| benchmark(p) == lax) {
-            if let Some(q) = pairs.iter().find(|q| {
-                benchmark(q) == strict && system(q) == system(p) && (q.2, q.3) == (p.2, p.3)
-            }) {
+            let of_system = on_strict.get(&system(p)).map_or(&[][..], Vec::as_slice);
+            if let Some(q) = of_system.iter().find(|q| (q.2, q.3) == (p.2, p.3)) {
                 out.push(Duplicate {
                     offline_id: p.0.id,
                     partner_id: p.1.id,
@@ -242,11 +248,19 @@ pub(crate) fn pair_rows<'a>(
     }
     pairs.sort_by_key(|p| p.0.id);
     let duplicates = duplicates(&pairs, same_model);
-    pairs.retain(|p| duplicates.iter().all(|d| d.offline_id != p.0.id));
+    let left_out: BTreeSet<RowId> = duplicates.iter().map(|d| d.offline_id).collect();
+    pairs.retain(|p| !left_out.contains(&p.0.id));
+    // Each results folder's rows, in row order: an unmatched row names the others of its own.
+    let mut folders: BTreeMap<[&str; 4], Vec<usize>> = BTreeMap::new();
+    if !matched.unmatched.is_empty() {
+        for (j, r) in rows.iter().enumerate() {
+            folders.entry(folder_of(r)).or_default().push(j);
+        }
+    }
     let mut unmatched: Vec<Unmatched> = matched
         .unmatched
         .into_iter()
-        .map(|(i, scenario, reason)| unmatched_row(rows, i, scenario, reason))
+        .map(|(i, scenario, reason)| unmatched_row(rows, &folders, i, scenario, reason))
         .collect();
     unmatched.sort_by_key(|u| u.id);
     Ok(Paired {
@@ -697,27 +711,34 @@ pub(crate) fn key_names(summary: &Summary, keys: &[Field]) -> Vec<String> {
         .collect()
 }
 
+/// The results folder of `row`: its division, organisation, platform and model.
+fn folder_of(row: &SummaryRow) -> [&str; 4] {
+    [
+        Field::Division,
+        Field::Organization,
+        Field::Platform,
+        Field::Model,
+    ]
+    .map(|f| row.raw(f))
+}
+
+/// `rows[i]` as an unmatched row, with the other rows of its results folder (`folders`).
 fn unmatched_row(
     rows: &[SummaryRow],
+    folders: &BTreeMap<[&str; 4], Vec<usize>>,
     i: usize,
     scenario: Scenario,
     reason: UnmatchedReason,
 ) -> Unmatched {
     let row = &rows[i];
-    const FOLDER: [Field; 4] = [
-        Field::Division,
-        Field::Organization,
-        Field::Platform,
-        Field::Model,
-    ];
-    let siblings = rows
+    let folder = folders.get(&folder_of(row)).map_or(&[][..], Vec::as_slice);
+    let siblings = folder
         .iter()
-        .enumerate()
-        .filter(|&(j, r)| j != i && FOLDER.iter().all(|&f| r.raw(f) == row.raw(f)))
-        .filter_map(|(_, r)| {
+        .filter(|&&j| j != i)
+        .filter_map(|&j| {
             Some(Sibling {
-                id: r.id,
-                scenario: r.scenario()?,
+                id: rows[j].id,
+                scenario: rows[j].scenario()?,
             })
         })
         .collect();
