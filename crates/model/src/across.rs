@@ -351,9 +351,13 @@ fn systems_in_both(previous: &[Pair], current: &[Pair]) -> Vec<SystemInBoth> {
         let Some(configuration) = first.configuration() else {
             continue;
         };
-        for ((p_org, p_platform), p_pairs) in &before {
+        // The organisation's systems of the earlier round, in the map's order.
+        let of_org = before
+            .range((*org, "")..)
+            .take_while(|((o, _), _)| o == org);
+        for ((_, p_platform), p_pairs) in of_org {
             let p_first = &p_pairs[0].submission;
-            if org != p_org || p_first.configuration().as_ref() != Some(&configuration) {
+            if p_first.configuration().as_ref() != Some(&configuration) {
                 continue;
             }
             let same_name = first.system_name.trim() == p_first.system_name.trim();
