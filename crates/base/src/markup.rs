@@ -281,29 +281,20 @@ pub fn tokens<'a>(html: &'a str) -> Vec<Token<'a>> {
             flush(&mut out, text_from, i);
             i += 3;
             text_from = i;
-        } else if next == Some(b'/') && bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic) {
-            let Some((tag, end)) = read_tag(html, i, true) else {
-                flush(&mut out, text_from, i);
+        } else if next.is_some_and(|b| b.is_ascii_alphabetic())
+            || (next == Some(b'/') && bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic))
+        {
+            flush(&mut out, text_from, i);
+            let Some((tag, end)) = read_tag(html, i, next == Some(b'/')) else {
                 out.push(Token::Unfinished { at: i });
                 return out;
             };
-            flush(&mut out, text_from, i);
-            out.push(Token::Tag(tag));
-            i = end;
-            text_from = i;
-        } else if next.is_some_and(|b| b.is_ascii_alphabetic()) {
-            let Some((tag, end)) = read_tag(html, i, false) else {
-                flush(&mut out, text_from, i);
-                out.push(Token::Unfinished { at: i });
-                return out;
-            };
-            flush(&mut out, text_from, i);
-            let name = tag.name.clone();
+            let (name, start) = (tag.name.clone(), !tag.end);
             out.push(Token::Tag(tag));
             i = end;
             text_from = i;
             let raw = RAW_TEXT.contains(&name.as_str());
-            if raw || ESCAPABLE_RAW_TEXT.contains(&name.as_str()) {
+            if start && (raw || ESCAPABLE_RAW_TEXT.contains(&name.as_str())) {
                 // The content runs to `</name` followed by a space, `/` or `>`.
                 let close = raw_text_end(html, i, &name);
                 if close > i {
@@ -352,11 +343,8 @@ fn raw_text_end(html: &str, from: usize, name: &str) -> usize {
 fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
     let bytes = html.as_bytes();
     let stops = |b: u8| b.is_ascii_whitespace() || b == b'/' || b == b'>';
-    let mut i = at + if end { 2 } else { 1 };
-    let from = i;
-    while i < bytes.len() && !stops(bytes[i]) {
-        i += 1;
-    }
+    let from = at + if end { 2 } else { 1 };
+    let mut i = skip(bytes, from, |b| !stops(b));
     let name = html[from..i].to_ascii_lowercase();
     let mut attributes: Vec<(String, String)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -374,20 +362,12 @@ fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
         self_closing = false;
         // An attribute's name runs to white space, `/`, `>` or `=` (a leading `=` is its own).
         let from = i;
-        i += 1;
-        while i < bytes.len() && !stops(bytes[i]) && bytes[i] != b'=' {
-            i += 1;
-        }
+        i = skip(bytes, i + 1, |b| !stops(b) && b != b'=');
         let key = html[from..i].to_ascii_lowercase();
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        i = skip(bytes, i, |b| b.is_ascii_whitespace());
         let mut value = String::new();
         if bytes.get(i) == Some(&b'=') {
-            i += 1;
-            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-                i += 1;
-            }
+            i = skip(bytes, i + 1, |b| b.is_ascii_whitespace());
             match bytes.get(i) {
                 Some(&q) if q == b'"' || q == b'\'' => {
                     let close = html[i + 1..].find(q as char)? + i + 1;
@@ -396,9 +376,7 @@ fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
                 }
                 _ => {
                     let from = i;
-                    while i < bytes.len() && !bytes[i].is_ascii_whitespace() && bytes[i] != b'>' {
-                        i += 1;
-                    }
+                    i = skip(bytes, i, |b| !b.is_ascii_whitespace() && b != b'>');
                     value = decode(&html[from..i]).into_owned();
                 }
             }
@@ -417,6 +395,11 @@ fn read_tag(html: &str, at: usize, end: bool) -> Option<(TagAt, usize)> {
         },
         i + 1,
     ))
+}
+
+/// The offset of the first byte at or after `from` that `keep` refuses, or the end of `bytes`.
+fn skip(bytes: &[u8], from: usize, keep: impl Fn(u8) -> bool) -> usize {
+    from + bytes.iter().skip(from).take_while(|&&b| keep(b)).count()
 }
 
 /// The named character references the build decodes: those its templates, pulldown-cmark and
