@@ -112,16 +112,11 @@ fn is_combining(c: char) -> bool {
 /// The first character of `text` that [`is_invisible`] finds, other than tab, line feed and
 /// carriage return (which text files hold as whitespace), with its index in characters.
 pub fn first_invisible(text: &str) -> Option<(usize, char)> {
-    let shown = |c: char| is_invisible(c) && !matches!(c, '\t' | '\n' | '\r');
-    // Most texts are ASCII, where a character is a byte and only the controls are invisible.
-    if text.is_ascii() {
-        return text
-            .bytes()
-            .map(char::from)
-            .enumerate()
-            .find(|&(_, c)| c.is_ascii_control() && shown(c));
-    }
-    text.chars().enumerate().find(|&(_, c)| shown(c))
+    // Most characters are printable ASCII, which is never invisible: only the others are looked
+    // up.
+    text.chars().enumerate().find(|&(_, c)| {
+        !(' '..='~').contains(&c) && is_invisible(c) && !matches!(c, '\t' | '\n' | '\r')
+    })
 }
 
 /// The script of a letter, for the look-alike check: Latin, or one of the scripts whose letters
@@ -450,8 +445,6 @@ mod tests {
         assert!(e.ends_with("… (600 bytes in all)"), "{e}");
     }
 
-    /// Each kind of look-alike is found, with its place; the names of the real summary (ASCII
-    /// and an em dash) pass.
     #[test]
     fn the_ascii_shortcut_finds_what_the_character_walk_finds() {
         // Every ASCII character alone, then beside letters: the first invisible one is the one
@@ -469,6 +462,8 @@ mod tests {
         }
     }
 
+    /// Each kind of look-alike is found, with its place; the names of the real summary (ASCII
+    /// and an em dash) pass.
     #[test]
     fn lookalike_names_are_found_and_plain_ones_pass() {
         for plain in [
