@@ -764,14 +764,20 @@ pub struct ZipTail {
     pub entries: u64,
     /// Where the central directory starts: every byte before it belongs to the entries.
     pub dir_start: usize,
+    /// How many bytes the record (or its zip64 record) says the central directory takes.
+    pub dir_size: u64,
 }
 
 /// The [`ZipTail`] of the zip `bytes`.
 pub fn tail(bytes: &[u8]) -> Result<ZipTail, String> {
     let end = end_of_central_directory(bytes)?;
-    let (entries, dir_start) = (end.entries, end.dir_offset);
+    let (entries, dir_start, dir_size) = (end.entries, end.dir_offset, end.dir_size);
     match usize::try_from(dir_start) {
-        Ok(dir_start) if dir_start <= bytes.len() => Ok(ZipTail { entries, dir_start }),
+        Ok(dir_start) if dir_start <= bytes.len() => Ok(ZipTail {
+            entries,
+            dir_start,
+            dir_size,
+        }),
         _ => Err("its central directory starts past its end".into()),
     }
 }

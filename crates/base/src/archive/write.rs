@@ -113,14 +113,10 @@ impl Writer {
         // The end record is the last 22 bytes (the reader refuses a comment), and the directory
         // it declares must end where it starts.
         let end = zip.len().saturating_sub(22);
-        let declared = zip.get(end + 12..end + 16).map(|b| {
-            usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(usize::MAX)
-        });
-        if declared != end.checked_sub(tail.dir_start) {
-            return Err("its central directory does not end at its end record".into());
-        }
-        let central = zip
-            .get(tail.dir_start..end)
+        let central = end
+            .checked_sub(tail.dir_start)
+            .filter(|&n| n as u64 == tail.dir_size)
+            .and_then(|_| zip.get(tail.dir_start..end))
             .ok_or("its central directory does not end at its end record")?
             .to_vec();
         zip.truncate(tail.dir_start);
@@ -300,6 +296,8 @@ mod tests {
         longer[n - 10..n - 6].copy_from_slice(&(size + 22).to_le_bytes());
         let why = refused(&longer);
         assert!(why.contains("runs into its end record"), "{why}");
+        let why = Writer::append_to(longer).err().unwrap_or_default();
+        assert!(why.contains("does not end at its end record"), "{why}");
         // A zip64 locator before an end record that needs none.
         let mut located = sound[..n - 22].to_vec();
         located.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
