@@ -226,7 +226,17 @@ pub fn analyse(
 ) -> Result<InteractiveAnalysis> {
     let rows = &summary.rows;
     let keys: Vec<Field> = key_fields().collect();
-    let paired = pair_rows(summary, &scope(), &keys, Scenario::Interactive, same_model)?;
+    // An Offline row without an Interactive run is the common case (the scenario is optional);
+    // only Interactive rows left without a pair are listed.
+    let interactive_only = |s: Scenario| s == Scenario::Interactive;
+    let paired = pair_rows(
+        summary,
+        &scope(),
+        &keys,
+        Scenario::Interactive,
+        same_model,
+        interactive_only,
+    )?;
     let is_interactive = |i: usize| rows[i].scenario() == Some(Scenario::Interactive);
     let pairs: Vec<InteractivePair> = paired
         .pairs
@@ -243,10 +253,7 @@ pub fn analyse(
         })
         .collect();
     let (eligible, steps, duplicates) = (paired.eligible, paired.steps, paired.duplicates);
-    // An Offline row without an Interactive run is the common case (the scenario is optional);
-    // only Interactive rows left without a pair are listed.
-    let mut unmatched = paired.unmatched;
-    unmatched.retain(|u| u.scenario == Scenario::Interactive);
+    let unmatched = paired.unmatched;
     let interactive_rows: Vec<usize> = eligible
         .iter()
         .copied()

@@ -217,18 +217,20 @@ pub(crate) struct Paired<'a> {
     pub pairs: Vec<RowPair<'a>>,
     /// The pairs left out as one run submitted twice.
     pub duplicates: Vec<Duplicate>,
-    /// Eligible rows left without a pair, by row.
+    /// Eligible rows left without a pair whose scenario is listed, by row.
     pub unmatched: Vec<Unmatched>,
 }
 
 /// Scopes the rows by `rules`, checks every eligible row's Result (in row order, paired or
-/// not), matches them on `keys` and leaves out the duplicates of `same_model`.
+/// not), matches them on `keys` and leaves out the duplicates of `same_model`; of the rows left
+/// without a pair, those of the scenarios `listed` accepts are described.
 pub(crate) fn pair_rows<'a>(
     summary: &'a Summary,
     rules: &[ScopeRule],
     keys: &[Field],
     partner: Scenario,
     same_model: &[[String; 2]],
+    listed: impl Fn(Scenario) -> bool,
 ) -> Result<Paired<'a>> {
     let rows = &summary.rows;
     let (eligible, steps) = scope_with(summary, rules);
@@ -250,15 +252,19 @@ pub(crate) fn pair_rows<'a>(
     let duplicates = duplicates(&pairs, same_model);
     let left_out: BTreeSet<RowId> = duplicates.iter().map(|d| d.offline_id).collect();
     pairs.retain(|p| !left_out.contains(&p.0.id));
+    let listed: Vec<_> = matched
+        .unmatched
+        .into_iter()
+        .filter(|&(_, scenario, _)| listed(scenario))
+        .collect();
     // Each results folder's rows, in row order: an unmatched row names the others of its own.
     let mut folders: BTreeMap<[&str; 4], Vec<usize>> = BTreeMap::new();
-    if !matched.unmatched.is_empty() {
+    if !listed.is_empty() {
         for (j, r) in rows.iter().enumerate() {
             folders.entry(folder_of(r)).or_default().push(j);
         }
     }
-    let mut unmatched: Vec<Unmatched> = matched
-        .unmatched
+    let mut unmatched: Vec<Unmatched> = listed
         .into_iter()
         .map(|(i, scenario, reason)| unmatched_row(rows, &folders, i, scenario, reason))
         .collect();
@@ -650,7 +656,9 @@ pub fn analyse(summary: &Summary) -> Result<Analysis> {
 pub fn analyse_with(summary: &Summary, same_model: &[[String; 2]]) -> Result<Analysis> {
     let round = summary.round()?.to_string();
     let keys: Vec<Field> = key_fields().collect();
-    let paired = pair_rows(summary, SCOPE, &keys, Scenario::Server, same_model)?;
+    let paired = pair_rows(summary, SCOPE, &keys, Scenario::Server, same_model, |_| {
+        true
+    })?;
     let pairs: Vec<Pair> = paired
         .pairs
         .iter()
