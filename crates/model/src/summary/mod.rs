@@ -246,8 +246,13 @@ pub(crate) struct RawRecord {
 
 impl RawRecord {
     /// Packs exactly 31 texts, in the schema's order (the caller checked the count and sizes).
-    fn pack<'a>(fields: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut text = String::new();
+    fn pack<'a, I>(fields: I) -> Self
+    where
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
+    {
+        let fields = fields.into_iter();
+        let mut text = String::with_capacity(fields.clone().map(str::len).sum());
         let mut ends = [0u32; FIELD_COUNT];
         for (end, field) in ends.iter_mut().zip(fields) {
             text.push_str(field);
