@@ -324,13 +324,12 @@ pub fn central_directory(bytes: &[u8], limits: &Limits) -> Result<Vec<RawEntry>,
             local_offset,
         });
     }
-    if problems.is_empty() && p != cd.len() {
-        return Err(vec![match cd.len().checked_sub(p) {
-            Some(more) => format!(
-                "the central directory holds {more} bytes after its {count} declared entries; readers that walk it by size see more"
-            ),
-            None => "the central directory's last record runs past its end".to_string(),
-        }]);
+    // Without a problem no record has a comment, so the records read end inside the directory.
+    if problems.is_empty() && p < cd.len() {
+        return Err(vec![format!(
+            "the central directory holds {} bytes after its {count} declared entries; readers that walk it by size see more",
+            cd.len() - p
+        )]);
     }
     // An entry over its own limit already says why; the total is news only without one.
     if total > limits.max_total_bytes && !oversized {
