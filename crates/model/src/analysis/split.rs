@@ -369,9 +369,7 @@ pub fn lowest_by(
             let by_nodes = |multi: bool| {
                 let of: Vec<f64> = diffs
                     .iter()
-                    .filter(|(s, _)| {
-                        first_of.get(s).and_then(|f| f.nodes).map(|n| n > 1) == Some(multi)
-                    })
+                    .filter(|(s, _)| first_of.get(s).and_then(|f| f.multi_node()) == Some(multi))
                     .map(|d| d.1)
                     .collect();
                 let (lowest_on, gap_pp) = gaps(of.iter().copied());
