@@ -193,25 +193,28 @@ impl CheckerFacts {
             for b in mf.accuracy_targets.iter().chain(&mf.accuracy_upper_limits) {
                 let quoted = format!("\"{}\"", b.metric);
                 let why = if !holds(b.line, &quoted) && !holds(b.line.saturating_sub(1), &quoted) {
-                    format!("(or the line before) does not name {quoted}")
+                    Some(format!("(or the line before) does not name {quoted}"))
                 } else if !holds_number(b.line, b.reference) {
-                    format!("does not hold the reference {}", python_number(b.reference))
+                    Some(format!(
+                        "does not hold the reference {}",
+                        python_number(b.reference)
+                    ))
                 } else {
                     match b.multiplier {
                         Some(m) if !holds_number(b.line, m) => {
-                            format!("does not hold the multiplier {}", python_number(m))
+                            Some(format!("does not hold the multiplier {}", python_number(m)))
                         }
-                        Some(m) if b.reference * m != b.value => format!(
+                        Some(m) if b.reference * m != b.value => Some(format!(
                             "gives {} × {} = {}, not the recorded value",
                             b.reference,
                             m,
                             b.reference * m
-                        ),
-                        None if b.reference != b.value => "holds a reference without multiplier that differs from the recorded value".into(),
-                        _ => String::new(),
+                        )),
+                        None if b.reference != b.value => Some("holds a reference without multiplier that differs from the recorded value".into()),
+                        _ => None,
                     }
                 };
-                if !why.is_empty() {
+                if let Some(why) = why {
                     let what = format!("{model} {} {}", b.metric, b.value);
                     return Err(fail(what, b.line, &why));
                 }
