@@ -785,7 +785,7 @@ pub(crate) fn organizations<'a>(submissions: impl Iterator<Item = &'a Submission
 }
 
 /// The least and the most of `values` (infinite when there are none).
-pub(crate) fn range(values: impl Iterator<Item = f64> + Clone) -> [f64; 2] {
+pub fn range(values: impl Iterator<Item = f64> + Clone) -> [f64; 2] {
     [
         values.clone().fold(f64::INFINITY, f64::min),
         values.fold(f64::NEG_INFINITY, f64::max),
@@ -793,7 +793,7 @@ pub(crate) fn range(values: impl Iterator<Item = f64> + Clone) -> [f64; 2] {
 }
 
 /// The name the most of `names` spell, the first in sorted order on a tie.
-pub(crate) fn most_spelled<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub fn most_spelled<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let mut spellings: std::collections::BTreeMap<&str, usize> = Default::default();
     for name in names {
         *spellings.entry(name).or_default() += 1;

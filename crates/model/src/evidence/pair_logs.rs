@@ -504,13 +504,14 @@ pub fn pair_logs(
     Ok(summarise(out, pairs, benchmarks))
 }
 
+/// Every row log of `pairs`: the Offline and the Server run of each pair, where it has one.
+pub fn row_logs(pairs: &[PairLog]) -> impl Iterator<Item = &RowLog> {
+    pairs.iter().flat_map(|p| [&p.offline, &p.server]).flatten()
+}
+
 /// The counts and medians of [`PairLogs`] from its pairs (`logs`, in the order of `pairs`).
 fn summarise(logs: Vec<PairLog>, pairs: &[Pair], benchmarks: &[String]) -> PairLogs {
-    let rows: Vec<&RowLog> = logs
-        .iter()
-        .flat_map(|p| [&p.offline, &p.server])
-        .flatten()
-        .collect();
+    let rows: Vec<&RowLog> = row_logs(&logs).collect();
     let ids = |keep: &dyn Fn(&RowLog) -> bool| -> Vec<RowId> {
         let mut v: Vec<RowId> = rows.iter().filter(|r| keep(r)).map(|r| r.row).collect();
         v.sort();

@@ -14,7 +14,7 @@ use super::words::{count_word, list_words};
 use super::{template, ArticleData};
 use ratios_base::number::{percent, points};
 use ratios_model::analysis::robustness::NoiseGroup;
-use ratios_model::analysis::{Analysis, Ratio};
+use ratios_model::analysis::{most_spelled, Analysis, Ratio};
 use ratios_model::highlight::Agreement;
 
 /// What the figures say of the title's claim, from the strongest reading to the weakest.
@@ -142,14 +142,7 @@ pub fn vendor(names: &[String]) -> Option<String> {
     if first.is_empty() || !firsts.iter().all(|f| f.eq_ignore_ascii_case(first)) {
         return None;
     }
-    let mut spellings: std::collections::BTreeMap<&str, usize> = Default::default();
-    for f in &firsts {
-        *spellings.entry(f).or_default() += 1;
-    }
-    spellings
-        .into_iter()
-        .max_by_key(|&(f, n)| (n, std::cmp::Reverse(f)))
-        .map(|(f, _)| f.to_string())
+    most_spelled(firsts.into_iter()).map(str::to_string)
 }
 
 #[derive(Template)]

@@ -12,8 +12,9 @@ use super::catalogue::Values;
 use super::words::list_words;
 use super::{template, ArticleData};
 use ratios_base::number::{percent, points};
+use ratios_model::analysis::range;
 use ratios_model::analysis::split::{Comparison, Lowest, Split};
-use ratios_model::evidence::pair_logs::{BenchmarkFactors, PairLogs};
+use ratios_model::evidence::pair_logs::{row_logs, BenchmarkFactors, PairLogs};
 
 /// A p-value as the prose prints it: `p < 0.001` below a thousandth, else to two significant
 /// digits (`p = 0.0052`, `p = 0.27`).
@@ -194,10 +195,7 @@ fn ms(x: f64) -> String {
 
 /// The least and the greatest of `xs` (infinite when there is none), as `show` prints them.
 fn extent(xs: &[f64], show: impl Fn(f64) -> String) -> [String; 2] {
-    [
-        show(xs.iter().copied().fold(f64::INFINITY, f64::min)),
-        show(xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
-    ]
+    range(xs.iter().copied()).map(show)
 }
 
 /// One in how many tries an event of probability `p` comes up, in whole tries.
@@ -268,6 +266,8 @@ struct SharedTargetExample<'a> {
     group: Option<&'a ratios_model::evidence::pair_logs::TargetGroup>,
 }
 
+// Not [`Formats`]: the template's `if let Some(o)` hands `pct` a `&&f64`, which `Borrow` does not
+// take.
 impl SharedTargetExample<'_> {
     fn pct(&self, x: &f64) -> String {
         percent(*x)
@@ -1079,17 +1079,9 @@ fn tpot_limits(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Re
     )
 }
 
-/// Every paired row's log: the Offline and the Server run of each pair that has one.
-fn row_logs(logs: &PairLogs) -> impl Iterator<Item = &ratios_model::evidence::pair_logs::RowLog> {
-    logs.pairs
-        .iter()
-        .flat_map(|p| [&p.offline, &p.server])
-        .flatten()
-}
-
 /// Each paired row whose log fails a check, with what failed, in words.
 pub(crate) fn failing_rows(logs: &PairLogs) -> ratios_base::error::Result<Vec<String>> {
-    row_logs(logs)
+    row_logs(&logs.pairs)
         .filter(|r| !r.passes())
         .map(|r| {
             let mut what = Vec::new();
@@ -1125,7 +1117,7 @@ fn logs(v: &mut Values, data: &ArticleData<'_>) -> ratios_base::error::Result<()
         &LogsVerdict { logs, failing },
         "text/logs-verdict.txt",
     )?;
-    let negative = row_logs(logs)
+    let negative = row_logs(&logs.pairs)
         .filter_map(|r| {
             r.min_first_token_ns
                 .filter(|n| *n < 0)
