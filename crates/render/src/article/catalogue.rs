@@ -26,7 +26,8 @@ impl Values {
         t: &impl askama::Template,
         path: &str,
     ) -> ratios_base::error::Result<()> {
-        self.put(name, super::template(t, path)?);
+        // Moved in: `put` would copy the sentence through `ToString`.
+        self.values.insert(name.into(), super::template(t, path)?);
         Ok(())
     }
 
